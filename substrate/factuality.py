@@ -768,7 +768,9 @@ def check_factuality(
         # alike, any key would read as the one stored)
         stated = MASK_LEAD in claim and (masked_credentials or introduced)
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
-        replaced = superseded([item for item, _ in found], asked_of=asked_of)
+        replaced = superseded(
+            [item for item, _ in found], asked_of=asked_of, confined=scopes is not None
+        )
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
         backing = _saying(hits, claim, min_score, says, in_force=not proposals_back)

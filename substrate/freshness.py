@@ -498,7 +498,7 @@ def check_freshness(
         item,
         files=FileChecker(rehash=rehash),
         index=index,
-        replaced=replaced_notes(notes),
+        replaced=replaced_notes(notes, confined=scopes is not None),
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
         unlinked=unlinked.get(item.id),
@@ -554,7 +554,7 @@ def freshness_report(
         if item.links:
             links[item.id] = item.links
     checked = [item for item in readable if scope is None or item.scope == scope]
-    replaced = replaced_notes(readable)
+    replaced = replaced_notes(readable, confined=scopes is not None)
     unlinked = _unlinked_signals(
         checked, links, {item.id for item in readable}, scopes=scopes, own_scope=own_scope
     )

@@ -57,9 +57,10 @@ def in_force(
     ``query`` fits first, at the score of the note it replaced, unless a passage of that note
     is there already."""
     pairs = list(zip(items, scores, strict=True))
+    confined = scopes is not None  # read as a team: a note retires only its team's (may_retire)
     looked_up: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
-        _, _, retired = current_evidence(*_unzipped(pairs), asked_of=asked_of)
+        _, _, retired = current_evidence(*_unzipped(pairs), asked_of=asked_of, confined=confined)
         gone = {item.id for item in retired}
         present = {_file_of(item) for item, _ in pairs} | {item.id for item, _ in pairs}
         grown: list[tuple[SubstrateItem, float]] = []
@@ -79,10 +80,13 @@ def in_force(
         if len(grown) == len(pairs):
             break
         pairs = grown
-    kept, kept_scores, retired = current_evidence(*_unzipped(pairs), asked_of=asked_of)
+    kept, kept_scores, retired = current_evidence(
+        *_unzipped(pairs), asked_of=asked_of, confined=confined
+    )
     # (of the notes replaced: an older copy of a passage is outranked by its newer content)
-    replaced = {item.id for item in retired} & replaced_notes([item for item, _ in pairs]).keys()
-    successors = frozenset(replacing_notes([item for item, _ in pairs]))
+    items = [item for item, _ in pairs]
+    replaced = {item.id for item in retired} & replaced_notes(items, confined=confined).keys()
+    successors = frozenset(replacing_notes(items, confined=confined))
     ranked = _in_their_place(pairs, list(zip(kept, kept_scores, strict=True)), replaced, successors)
     return InForce(*_unzipped(ranked), retired, frozenset(replaced), successors)
 

@@ -18,9 +18,9 @@ since, says it otherwise (``outdated_copies``).
 A name is read from the folder of the note that writes it (``adr-003``, ``adr-003.md``,
 ``../old/adr-003.md``, ``[[adr-003]]``): a note of that name in another folder is another
 note. Notes that name each other, in a ring, replace none of them. Only the evidence is looked
-at, so only notes the reader may see. A note replaces only notes of its own scope or of the
-scope it came from (``may_retire``): a note another team put in a shared scope cannot silence
-a team's own notes by naming them.
+at, so only notes the reader may see. Read as a team, a note replaces only notes of its own
+scope or of the scope it came from (``may_retire``): a note another team put in a shared scope
+cannot silence a team's own notes by naming them.
 """
 
 from __future__ import annotations
@@ -43,13 +43,18 @@ _FRONT_MATTER_FORMATS = frozenset({"markdown"})
 
 
 def current_evidence(
-    items: Sequence[SubstrateItem], scores: Sequence[float], *, asked_of: Collection[str] = ()
+    items: Sequence[SubstrateItem],
+    scores: Sequence[float],
+    *,
+    asked_of: Collection[str] = (),
+    confined: bool = False,
 ) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
     """``items`` and their ``scores`` without the notes a newer note replaced
     (``replaced_notes``) or that are older copies of a passage (``outdated_copies``), and
     those items. A replaced note whose title gives one of the identifiers ``asked_of`` stays:
-    "What is the status of ADR-002?" asks of the old record itself."""
-    replaced = superseded(items, asked_of=asked_of)
+    "What is the status of ADR-002?" asks of the old record itself. ``confined``: the items
+    are read as a team (``may_retire`` holds)."""
+    replaced = superseded(items, asked_of=asked_of, confined=confined)
     if not replaced:
         return list(items), list(scores), []
     kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in replaced]
@@ -57,18 +62,20 @@ def current_evidence(
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()) -> dict[str, str]:
+def superseded(
+    items: Sequence[SubstrateItem], *, asked_of: Collection[str] = (), confined: bool = False
+) -> dict[str, str]:
     """``replaced_notes`` and ``outdated_copies`` of ``items`` together, but a replaced note
     whose title gives a numbered identifier of ``asked_of`` ("ADR-002") that no current
     note's title gives: the question asks of that record ("payments-api", in the titles of a
     record and its successor alike, asks of neither)."""
-    replaced = replaced_notes(items)
+    replaced = replaced_notes(items, confined=confined)
     numbered = {_unpadded(name.lower()) for name in asked_of if any(c.isdigit() for c in name)}
     if numbered and replaced:
         titles = {item.id: _title_names(item) for item in items}
         numbered -= set().union(*(t for i, t in titles.items() if i not in replaced))
         replaced = {i: why for i, why in replaced.items() if not numbered & titles[i]}
-    return {**outdated_copies(items), **replaced}
+    return {**outdated_copies(items, confined=confined), **replaced}
 
 
 def _title_names(item: SubstrateItem) -> set[str]:
@@ -88,7 +95,7 @@ def _title_names(item: SubstrateItem) -> set[str]:
 _LEADING_NUMBER = re.compile(r"(\d+)-")
 
 
-def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:
+def outdated_copies(items: Sequence[SubstrateItem], *, confined: bool = False) -> dict[str, str]:
     """The ids of the ``items`` that are older copies of a passage of a file another of them
     holds newer content of (same file, section and chunk, another content hash, a later
     modification time), each with what replaced it ("the newer content of deploys.md")."""
@@ -101,16 +108,19 @@ def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:
     for found in copies.values():
         for item in found:
             # (max: the first of the latest, as they come)
-            newest = max((n for n in found if may_retire(n, item)), key=_version)
+            newest = max((n for n in found if may_retire(n, item, confined)), key=_version)
             if item.provenance.get("content_hash") != newest.provenance.get("content_hash"):
                 outdated[item.id] = f"the newer content of {_name_of(newest)}"
     return outdated
 
 
-def may_retire(newer: SubstrateItem, older: SubstrateItem) -> bool:
-    """Whether ``newer`` may say that ``older`` is replaced: it is in the scope ``older`` is
-    in or came from, or it came from one of them itself (a note its team published). A note
-    another team put in a shared scope says nothing of a team's own notes."""
+def may_retire(newer: SubstrateItem, older: SubstrateItem, confined: bool = True) -> bool:
+    """Whether ``newer`` may say that ``older`` is replaced, read as a team (``confined``): it
+    is in the scope ``older`` is in or came from, or it came from one of them itself (a note
+    its team published). A note another team put in a shared scope says nothing of a team's
+    own notes. Read whole (by the shard's owner, or where scopes are labels), any may."""
+    if not confined:
+        return True
     written = {newer.scope, _origin(newer)}
     return older.scope in written or _origin(older) in written
 
@@ -140,12 +150,12 @@ def _version(item: SubstrateItem) -> tuple[float, float]:
     )
 
 
-def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
+def replaced_notes(items: Sequence[SubstrateItem], *, confined: bool = False) -> dict[str, str]:
     """The ids of the ``items`` of notes a newer note replaced, each with the name of what
     replaced it: a successor among the items (unless the two are in a ring), or one its own
     front matter names that is not among them (``superseded_by: adr-005``: current,
-    wherever it is)."""
-    notes, by_stem, pairs, current = _pairs(items)
+    wherever it is); ``confined``: as ``may_retire``."""
+    notes, by_stem, pairs, current = _pairs(items, confined)
     found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
     told: set[tuple[object, ...]] = set()
     for newer, older in pairs:
@@ -162,10 +172,10 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     return _with_named_successors(notes, by_stem, current, paired, found)
 
 
-def replacing_notes(items: Sequence[SubstrateItem]) -> set[str]:
+def replacing_notes(items: Sequence[SubstrateItem], *, confined: bool = False) -> set[str]:
     """The ids of the ``items`` of notes that replace another of them and that nothing of
     them replaces: where what is in force is said."""
-    _, _, pairs, replaced = _pairs(items)
+    _, _, pairs, replaced = _pairs(items, confined)
     return {
         item.id
         for newer, older in pairs
@@ -176,13 +186,13 @@ def replacing_notes(items: Sequence[SubstrateItem]) -> set[str]:
 
 
 def _pairs(
-    items: Sequence[SubstrateItem],
+    items: Sequence[SubstrateItem], confined: bool
 ) -> tuple[list[SubstrateItem], _Stems, list[tuple[_Side, _Side]], set[str]]:
     """The notes of ``items``, their stems, the (newer, older) sides front matter pairs, and
     the ids of the items those pairs replace."""
     notes = [item for item in items if _note_of(item) is not None]
     by_stem = _Stems(notes)
-    pairs = list(_replacements(notes, by_stem))
+    pairs = list(_replacements(notes, by_stem, confined))
     return notes, by_stem, pairs, _replaced(pairs)
 
 
@@ -276,7 +286,9 @@ def _replaced(pairs: list[tuple[_Side, _Side]]) -> set[str]:
     return {found for found in replaced if isinstance(found, str)}
 
 
-def _replacements(notes: list[SubstrateItem], by_stem: _Stems) -> Iterator[tuple[_Side, _Side]]:
+def _replacements(
+    notes: list[SubstrateItem], by_stem: _Stems, confined: bool
+) -> Iterator[tuple[_Side, _Side]]:
     """(newer, older) for each pair of sides of ``notes`` (items of different files) that
     front matter says one replaced the other; but for a newer note not in force yet (a
     proposal, a draft, one rejected): what it would replace still is."""
@@ -284,19 +296,21 @@ def _replacements(notes: list[SubstrateItem], by_stem: _Stems) -> Iterator[tuple
         alone = _Side(item.id, (item,))
         if not never_in_force(item):
             for field in REPLACES_FIELDS:
-                for older in _named(item, field, by_stem, "older"):
+                for older in _named(item, field, by_stem, "older", confined):
                     yield alone, older
         for field in SUCCESSOR_FIELDS:
-            for newer in _named(item, field, by_stem, "newer"):
+            for newer in _named(item, field, by_stem, "newer", confined):
                 if not all(map(never_in_force, newer.items)):
                     yield newer, alone
 
 
-def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[_Side]:
+def _named(
+    item: SubstrateItem, field: str, by_stem: _Stems, role: str, confined: bool
+) -> list[_Side]:
     """The items of the notes that ``item``'s front-matter ``field`` names (other files), as
     the ``role`` side ("newer" or "older") of a replacement, one side per note named."""
     own = _note_of(item)
-    retiring = item if role == "older" else None
+    retiring = item if role == "older" and confined else None
     return [
         side
         for name in _values(item.payload.get(field))

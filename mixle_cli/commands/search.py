@@ -331,7 +331,9 @@ def search_cmd(
         more = len(matched) > offset + k
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
-        replaced = {i: safe_text(by) for i, by in superseded([h.item for h in kept]).items()}
+        confined = app_state.scopes is not None
+        found = superseded([h.item for h in kept], confined=confined)
+        replaced = {i: safe_text(by) for i, by in found.items()}
         rows = [
             {**result_row(n, h, query, analyzer, name), "replaced_by": replaced.get(h.item.id)}
             for n, (h, name) in enumerate(zip(kept, names, strict=True), offset + 1)

@@ -167,21 +167,23 @@ def _in(item: SubstrateItem, scope: str, came_from: str | None = None) -> Substr
     return item
 
 
-def test_a_note_replaces_only_notes_of_its_scope_or_of_the_scope_it_came_from() -> None:
+def test_read_as_a_team_a_note_replaces_only_notes_of_its_scope_or_of_its_origin() -> None:
     launch = _in(_note("alice/launch.md", {}), "alice", "alice")
     # another team's memo in a shared scope cannot silence the team's own note
     memo = _in(_note("bob/memo.md", {"supersedes": "../alice/launch.md"}), "public", "bob")
-    assert current_evidence([memo, launch], [2.0, 1.0])[2] == []
+    assert current_evidence([memo, launch], [2.0, 1.0], confined=True)[2] == []
     # the team's own memo may, published or not
     for scope in ("alice", "public"):
         own = _in(_note("alice/memo.md", {"supersedes": "launch.md"}), scope, "alice")
-        assert current_evidence([own, launch], [2.0, 1.0])[2] == [launch], scope
+        assert current_evidence([own, launch], [2.0, 1.0], confined=True)[2] == [launch], scope
     # within a shared scope, a note replaces another team's note there
     shared = _in(_note("alice/launch.md", {}), "public", "alice")
-    assert current_evidence([memo, shared], [2.0, 1.0])[2] == [shared]
+    assert current_evidence([memo, shared], [2.0, 1.0], confined=True)[2] == [shared]
+    # read whole (the shard's owner; scopes one person uses as labels), any note may
+    assert current_evidence([memo, launch], [2.0, 1.0])[2] == [launch]
 
 
-def test_a_newer_copy_of_a_passage_retires_only_copies_of_its_team() -> None:
+def test_read_as_a_team_a_newer_copy_retires_only_copies_of_its_team() -> None:
     def copy(scope: str, came_from: str, content: str, mtime: int) -> SubstrateItem:
         prov = {"path": "/n/a.md", "section": "A", "chunk": 0, "content_hash": content}
         prov |= {"mtime_ns": mtime, "ingest_scope": came_from}
@@ -189,10 +191,26 @@ def test_a_newer_copy_of_a_passage_retires_only_copies_of_its_team() -> None:
 
     published = copy("public", "alice", "old", 1)
     current = copy("alice", "alice", "new", 2)  # the file, changed since it was published
-    assert current_evidence([published, current], [2.0, 1.0])[2] == [published]
+    assert current_evidence([published, current], [2.0, 1.0], confined=True)[2] == [published]
     # a later "copy" another team stored cannot retire the team's passage
     forged = copy("public", "bob", "forged", 3)
-    assert current_evidence([current, forged], [2.0, 1.0])[2] == []
+    assert current_evidence([current, forged], [2.0, 1.0], confined=True)[2] == []
+
+
+def test_a_team_reading_its_answers_is_not_steered_by_another_teams_note(tmp_path: Path) -> None:
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    alice.mkdir()
+    bob.mkdir()
+    (alice / "launch.md").write_text("# Launch\n\nThe launch date is March 3.\n", "utf-8")
+    memo = "---\nsupersedes: ../alice/launch.md\n---\n# Memo\n\nThe launch date is under review.\n"
+    (bob / "memo.md").write_text(memo, "utf-8")
+    store = Substrate()
+    ingest_path(store, alice, scope="alice")
+    ingest_path(store, bob, scope="public")  # put in a shared scope, with no approvers
+    found = answer_from_substrate(
+        store, "What is the launch date?", ExtractiveAnswerer(), scopes={"alice", "public"}
+    )
+    assert "March 3" in (found.answer or "") and found.passed_over == []
 
 
 def test_notes_naming_each_other_replace_neither() -> None:
@@ -483,7 +501,7 @@ def _replaced_pair_by_pair(items: list[SubstrateItem]) -> dict[str, str]:
     by_stem = s._Stems(notes)
     pairs = [
         (new, old)
-        for newer, older in s._replacements(notes, by_stem)
+        for newer, older in s._replacements(notes, by_stem, confined=False)
         for new in newer.items
         for old in older.items
     ]
