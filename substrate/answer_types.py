@@ -237,11 +237,18 @@ def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
 
-# "It is written in Go.", "The worker uses Kotlin.": which language, rarely the word but as a
-# label ("language: Kotlin")
+# "It is written in Go.", "language: Kotlin", "The worker is Rust.": which language, rarely the
+# word itself; a capitalised word after "uses" may be anything ("uses PagerDuty"), so a
+# language's name is what tells
+_LANGUAGE_NAMES = (
+    "Go|Golang|Rust|Kotlin|Java|Python|TypeScript|JavaScript|Ruby|Scala|Swift|Elixir|Erlang|"
+    "PHP|Haskell|Clojure|Perl|Lua|Dart|Julia|Zig|OCaml|Groovy|Objective-C|C\\+\\+|C#|F#|"
+    "Node\\.js|Bash|PowerShell|COBOL|Fortran|Crystal|Nim"
+)
 _LANGUAGE = re.compile(
-    r"\b(?:written|implemented|coded|built)\s+in\s+\S|\b(?:in|uses?|using)\s+(?-i:[A-Z])\w"
-    r"|\blanguages?\s*[:=]\s*\w",
+    r"\b(?:written|implemented|coded)\s+in\s+\S|\blanguages?\s*[:=]\s*\w"
+    # (not opening a sentence: "Go to the dashboard.")
+    rf"|(?<=[\s(/,])(?-i:{_LANGUAGE_NAMES})(?![\w-]|\.\w)",
     re.IGNORECASE,
 )
 

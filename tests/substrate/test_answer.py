@@ -2580,15 +2580,17 @@ def test_which_language_is_answered_by_what_it_is_written_in() -> None:
     store = Substrate()
     store.add("text", "# indexer\n\nIt is written in Rust and listens on port 9200.")
     store.add("text", "# push-gateway\n\nIt sends push notifications to iOS and Android.")
+    store.add("text", "# billing\n\nIt runs in Frankfurt and uses PagerDuty for alerts.")
     found = answer_from_substrate(
         store, "What language is the indexer written in?", ExtractiveAnswerer()
     )
     assert found.answer == "It is written in Rust and listens on port 9200. [1]"
     # a sentence saying no language of it is no answer
-    none = answer_from_substrate(
-        store, "What language does the push-gateway use?", ExtractiveAnswerer()
-    )
-    assert none.abstained
+    for question in (
+        "What language does the push-gateway use?",
+        "Which language does billing use?",
+    ):
+        assert answer_from_substrate(store, question, ExtractiveAnswerer()).abstained, question
 
 
 def test_which_language_through_what_a_question_describes_takes_the_bridge() -> None:

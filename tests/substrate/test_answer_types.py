@@ -66,6 +66,8 @@ def test_which_port_is_stated_by_a_network_port_or_a_harbour(sentence: str, stat
         ("The indexer uses Kotlin coroutines.", True),
         ("service: ledger-sync; language: Kotlin; tier: 2", True),
         ("The service sends push notifications to iOS and Android.", False),
+        ("It runs in Frankfurt and uses PagerDuty for alerts.", False),  # no language's name
+        ("Go to the dashboard and restart it.", False),
         ("Announce the restart in the #mobile channel.", False),
         ("The availability target is 99.5% per month.", False),
     ],
