@@ -408,7 +408,7 @@ def ingest_text(
             by its content.
         as_format: how to parse it (any format ``ingest_path`` knows); default: as a file
             named ``source`` would be (``notes.md`` is Markdown), else Markdown for a text
-            opening with front matter or a heading, else plain text.
+            opening as a note does (``_opens_as_a_note``), else plain text.
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
@@ -491,16 +491,33 @@ def _finish_interrupted(run: IngestSession) -> None:
 def _format_named(source: str | None, data: bytes) -> str:
     """The format a stream named ``source`` is read as when none is given: the one a file of
     that name would get (a ``manifest.json`` piped in is JSON: a stream has no folder for an
-    artifact to be), else Markdown for ``data`` opening as a note does (front matter, or a
-    heading), else plain text."""
+    artifact to be), else Markdown for ``data`` opening as a note does, else plain text."""
     named = detect_format(source) if source else None
     if named is None:
-        return "markdown" if _MARKDOWN_OPENING.match(data) else "text"
+        return "markdown" if _opens_as_a_note(data) else "text"
     return "json" if named == "artifact" else named
 
 
-# A note's opening: front matter, or a heading line ("# On-call"; not "#!/bin/sh", "#123")
-_MARKDOWN_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:---[ \t]*\r?\n|#{1,6}[ \t]+\S)")
+# A heading line alone in its paragraph ("# On-call" then a blank line; not a script's run of
+# "# comment" lines, nor "#!/bin/sh" or "#123")
+_HEADING = re.compile(rb"#{1,6}[ \t]+\S[^\n]*\n[ \t]*(?:\r?\n|$)")
+# Front matter: "---", lines of "key: value" (or of a list under one), "---" or "..."
+_FRONT_MATTER = re.compile(
+    rb"---[ \t]*\r?\n(?:(?:[\w-]+:|[ \t-])[^\n]*\n)*?(?:---|\.\.\.)[ \t]*\r?\n"
+)
+# A line of YAML: what follows a document's "---" in a stream of several (a Kubernetes file)
+_YAML_LINE = re.compile(rb"[ \t]*(?:[\w-]+:(?:[ \t]|$)|- )")
+
+
+def _opens_as_a_note(data: bytes) -> bool:
+    """Whether ``data`` opens as a Markdown note does: with a heading alone in its paragraph,
+    or with front matter followed by anything but more YAML."""
+    head = data[:65536].removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")
+    fence = _FRONT_MATTER.match(head)
+    if fence is None:
+        return _HEADING.match(head) is not None
+    rest = head[fence.end() :].lstrip(b"\r\n")
+    return not _YAML_LINE.match(rest) and not rest.startswith(b"---")
 
 
 def _prepared_stream(

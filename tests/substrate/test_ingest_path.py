@@ -555,11 +555,25 @@ def test_a_stream_opening_as_a_note_does_is_read_as_markdown(text: str, sections
     assert len(items) == sections and {i.provenance["format"] for i in items} == {"markdown"}
 
 
-def test_a_stream_opening_otherwise_is_plain_text() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#!/bin/sh\necho hi\n\n#42 is the ticket.\n",
+        # a script's comments: headings would cut it into "sections"
+        "# set -euo pipefail\n# deploy the web app\nexport STAGE=prod\n./deploy.sh\n",
+        # documents of YAML, one after another: no front matter
+        "---\napiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: Service\n",
+        "    # an indented block\n\ncode\n",
+    ],
+)
+def test_a_stream_opening_otherwise_is_plain_text(text: str) -> None:
     store = Substrate()
-    ingest_text(store, "#!/bin/sh\necho hi\n\n#42 is the ticket.\n")
+    ingest_text(store, text)
     assert {i.provenance["format"] for i in store.all()} == {"text"}
-    # a name says the format, whatever the text opens with
+
+
+def test_a_streams_name_says_its_format_whatever_it_opens_with() -> None:
+    store = Substrate()
     ingest_text(store, "# Not a heading in a log\n", source="run.log")
     assert store.all()[-1].provenance["format"] == "text"
 
