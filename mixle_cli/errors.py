@@ -161,9 +161,22 @@ def ctrl_c_once_running(handler: Any) -> None:
     _ctrl_c_when_running[:] = [handler]
 
 
+_sigterm_when_running: list[Any] = []  # SIGTERM's default, given back when a command starts
+
+
+def sigterm_once_running() -> None:
+    """Give SIGTERM its default back when a command starts (where the command's own handler
+    takes it over): until then ``launch`` ends the process with one line on one."""
+    _sigterm_when_running[:] = [signal.SIG_DFL]
+
+
 def _running() -> None:
-    if _ctrl_c_when_running and threading.current_thread() is threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if _ctrl_c_when_running:
         signal.signal(signal.SIGINT, _ctrl_c_when_running.pop())
+    if _sigterm_when_running:
+        signal.signal(signal.SIGTERM, _sigterm_when_running.pop())
 
 
 @contextlib.contextmanager

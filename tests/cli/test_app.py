@@ -310,15 +310,15 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
-def interrupted_while_loading(*args: str) -> str:
-    """A program that runs ``mixle ARGS`` and sends itself SIGINT while ``launch.main()``
-    imports the app."""
+def interrupted_while_loading(*args: str, signal_name: str = "SIGINT") -> str:
+    """A program that runs ``mixle ARGS`` and sends itself SIGINT (or ``signal_name``) while
+    ``launch.main()`` imports the app."""
     return (
         "import builtins, os, signal, sys\n"
         "real = builtins.__import__\n"
         "def slow(name, *args, **kw):\n"
         "    if name == 'mixle_cli.app':\n"
-        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        f"        os.kill(os.getpid(), signal.{signal_name})\n"
         "    return real(name, *args, **kw)\n"
         "builtins.__import__ = slow\n"
         f"sys.argv = {['mixle', *args]!r}\n"
@@ -340,6 +340,34 @@ def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> Non
 
     project = tomllib.loads((Path(launch.__file__).parents[1] / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["mixle"] == "mixle_cli.launch:main"
+
+
+def test_sigterm_while_the_program_loads_ends_it_in_one_line_with_143() -> None:
+    import subprocess
+    import sys
+
+    code = interrupted_while_loading("ls", signal_name="SIGTERM")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (143, "error: terminated\n")
+
+
+def test_once_the_command_is_done_a_signal_cannot_unsay_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # a SIGTERM or Ctrl-C while the interpreter shuts down killed it without a word after
+    # `add` had saved and printed its id: a script retrying would add the item twice
+    code = (
+        "import atexit, os, signal, sys\n"
+        "atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
+        "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))\n"
+        f"sys.argv = ['mixle', '--shard', {str(tmp_path / 's')!r}, 'add', 'a note']\n"
+        "from mixle_cli import launch\n"
+        "launch.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.split()) == 1  # the id, and nothing said against it
 
 
 # The secret rules, half imported when a Ctrl-C stopped their import: a masked write fails
