@@ -7,6 +7,8 @@ subclass to a message and an exit code in one place (``mixle_cli.errors``).
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from collections.abc import Iterable
 
 
@@ -83,7 +85,8 @@ def require_number(value: object, what: str, *, minimum: float | None = None) ->
     """Refuse ``value`` unless it is a number (not a bool, not NaN), at least ``minimum`` when
     given: a threshold given as text or None would otherwise fail deep inside with a
     TypeError, or be compared and silently match nothing (``what``: the argument's name)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    # (any real number: numpy's float32, a Fraction; not a bool)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{what} must be a number, not {type(value).__name__}")
     if math.isnan(value):
         raise InvalidInputError(f"{what} must be a number, not NaN")
@@ -91,8 +94,14 @@ def require_number(value: object, what: str, *, minimum: float | None = None) ->
         raise InvalidInputError(f"{what} must be >= {minimum}, got {value!r}")
 
 
-def require_count(value: object, what: str) -> None:
-    """Refuse ``value`` unless it is a whole number >= 0 (a bool is not one): a negative count
-    would slice from the end or silently give nothing (``what``: the argument's name)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{what} must be a whole number >= 0, got {value!r}")
+def require_count(value: object, what: str, *, minimum: int | None = 0) -> None:
+    """Refuse ``value`` unless it is a whole number (numpy's too; not a bool, nor a float)
+    of at least ``minimum`` (None: any): a negative count would slice from the end or
+    silently give nothing (``what``: the argument's name)."""
+    try:
+        whole = None if isinstance(value, bool) else operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        whole = None
+    at_least = "" if minimum is None else f" >= {minimum}"
+    if whole is None or (minimum is not None and whole < minimum):
+        raise InvalidInputError(f"{what} must be a whole number{at_least}, got {value!r}")

@@ -101,9 +101,7 @@ class ExternalModel:
         require_number(alpha, "alpha")
         if not 0.0 <= alpha <= 1.0:
             raise InvalidInputError(f"alpha must be in [0, 1], got {alpha}")
-        require_count(samples, "samples")
-        if samples < 1:
-            raise InvalidInputError(f"samples must be >= 1, got {samples}")
+        require_count(samples, "samples", minimum=1)
         if max_entropy is not None:  # an entropy is never negative: no answer would pass
             require_number(max_entropy, "max_entropy", minimum=0)
         self.generate = generate

@@ -520,19 +520,19 @@ def compress_text(
     Returns:
         ``text`` itself when it fits, else the kept sentences in their original order (a
         list item's later sentence led by the item's name: ``sentences(led=True)``); ""
-        when ``max_chars`` is 0.
+        when ``max_chars`` is 0 or less.
 
     Raises:
         InvalidInputError: ``text`` or ``task`` is not text, or ``max_chars`` is not a whole
-            number >= 0.
+            number.
     """
     require_text(text, "the text to compress")
     require_text(task, "the task")
-    require_count(max_chars, "max_chars")
+    require_count(max_chars, "max_chars", minimum=None)
+    if max_chars <= 0:
+        return ""
     if len(text) <= max_chars:
         return text
-    if max_chars == 0:
-        return ""
     parts = sentences(text, led=True)  # a sentence kept alone still says whose it is
     if len(parts) <= 1:
         return around_match(" ".join(text.split()), task, max_chars)

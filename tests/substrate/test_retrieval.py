@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -392,3 +393,13 @@ def test_retrieve_refuses_weights_and_floors_of_the_wrong_type(
     s.add("text", "refund policy")
     with pytest.raises(InvalidInputError, match=said):
         retrieve(s, "refund", **options)
+
+
+def test_retrieve_takes_any_real_number_and_whole_number() -> None:
+    import numpy as np
+
+    s = Substrate()
+    s.add("text", "refund policy")
+    for floor in (np.float32(0.1), Fraction(1, 10), 0):
+        assert retrieve(s, "refund", min_score=floor).items, floor
+    assert retrieve(s, "refund", k=np.int64(3)).items
