@@ -495,7 +495,9 @@ _KIND_OF_THING = re.compile(
 # database" where a question asks of "the main database"
 _UNTELLING = frozenset(
     "main primary new old current whole entire same other default existing actual overall "
-    "usual various different specific particular given only first last next previous".split()
+    "usual various different specific particular given only first last next previous "
+    "one two three four five six seven eight nine ten several many few all both each every "
+    "some any".split()
 )
 
 
@@ -516,9 +518,9 @@ def _things_of_a_kind(question: str) -> list[tuple[frozenset[str], frozenset[str
     saying which and of its kind. Only of a question as a person asks one."""
     if not asked_as_a_person(question):
         return []
-    found = [
-        (terms(m["which"]) - _kinds(), terms(m["kind"]))
-        for m in _KIND_OF_THING.finditer(question)
-        if not _UNTELLING.intersection(m["which"].split())
-    ]
+    found = []
+    for m in _KIND_OF_THING.finditer(question):
+        # ("the new billing service": "billing" tells which, "new" nothing)
+        telling = " ".join(w for w in m["which"].split() if w not in _UNTELLING)
+        found.append((terms(telling) - _kinds(), terms(m["kind"])))
     return [(which, kind) for which, kind in found if which]

@@ -202,7 +202,7 @@ class ExtractiveAnswerer:
         seen = sum(1 for c in candidates[: picked[0]] if c.n == n and c.sentence == first)
         lists = [run for run in numbered_lists(packet.texts[n - 1]) if first in run]
         if not lists:  # the packet's budget cut the item to the step: its whole list
-            whole = used_text(packet.items[n - 1], "", "passages")
+            whole = used_text(packet.items[n - 1], "", packet.budget.shape)
             lists = [run for run in numbered_lists(whole) if first in run]
         steps = lists[seen] if seen < len(lists) else []
         if len(steps) < 2:

@@ -2618,9 +2618,12 @@ def test_the_words_before_a_kind_of_thing_say_which_one_is_asked_of() -> None:
     assert quoted("What port does the ledger service listen on?", auth, ledger) == (
         "It is written in PostgreSQL 15 and listens on port 5432. [2]"
     )
-    # a word that tells none of them from another ("the main database") is not asked of
+    # a word that tells none of them from another ("the main database", "the two
+    # databases") is not asked of; one beside it that does, is
     db = "The database listens on port 5432."
     assert quoted("What port does the main database listen on?", db) == f"{db} [1]"
+    assert quoted("Which ports do the two databases listen on?", db) == f"{db} [1]"
+    assert quoted("What port does the new billing service listen on?", auth, ledger) == ""
 
 
 @pytest.mark.parametrize(
