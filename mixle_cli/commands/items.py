@@ -89,13 +89,14 @@ def init(
     if path is not None and given is not None and given.name == "COMMANDLINE":
         usage("give the shard's place once: PATH (creates PATH/.mixle) or --shard DIR")
     if path is not None:
-        if path.exists() and not path.is_dir():  # the OS would say only "Not a directory"
-            usage(f"{safe_text(str(path))} is a file; give the folder to make PATH/.mixle in")
         root = path / SHARD_DIR
     elif app_state.shard_option:
         root = Path(app_state.shard_option)
     else:
         root = Path.cwd() / SHARD_DIR
+    in_the_way = _file_in_the_way(root)
+    if in_the_way is not None:  # the OS would say only "Not a directory" or "File exists"
+        usage(f"{safe_text(str(in_the_way))} is a file, not a folder: no shard can be made there")
     broken = broken_link(root)
     if broken:  # init_shard would say only "File exists"
         fail(broken, OPERATIONAL, LINK_HINT)
@@ -419,6 +420,16 @@ def _origin(item: SubstrateItem) -> SubstrateItem:
     the text of every item listed held until the end."""
     where = {key: item.provenance.get(key) for key in ("source", "path")}
     return SubstrateItem(item.kind, "", provenance=where, id=item.id)
+
+
+def _file_in_the_way(root: Path) -> Path | None:
+    """The file (not a folder) at ``root`` or at one of the folders above it, if any."""
+    for place in (root, *root.parents):
+        if place.is_dir():
+            return None
+        if place.exists():
+            return place
+    return None
 
 
 def rm(

@@ -79,13 +79,16 @@ def test_init_of_a_folder_says_when_mixle_shard_points_elsewhere(
 
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
-    # the file given as the folder: a usage error, in words
-    result = mixle("init", str(tmp_path / "afile"))
-    assert result.exit_code == 2 and "afile is a file; give the folder" in result.stderr
-    # a file on the way to it: the folder cannot be created
-    result = mixle("init", str(tmp_path / "afile" / "sub"))
-    assert result.exit_code == 3 and "cannot create shard" in result.stderr
-    assert "audit" not in result.stderr and "hint: choose a folder" in result.stderr
+    # the file given as the folder, or on the way to it, or as --shard: a usage error, in words
+    for args in (
+        ["init", str(tmp_path / "afile")],
+        ["init", str(tmp_path / "afile" / "sub")],
+        ["--shard", str(tmp_path / "afile"), "init"],
+    ):
+        result = mixle(*args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert "afile is a file, not a folder: no shard can be made there" in result.stderr
+        assert "audit" not in result.stderr
 
 
 def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
