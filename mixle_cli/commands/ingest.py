@@ -362,8 +362,7 @@ def ingest(
             "CHANGELOG, NOTICE, TODO with no extension or one such as .Debian; .rst; .json; "
             ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
             "unsupported format. Standard input is read as a file named by --source would "
-            "be, else as Markdown when it opens as a note does (front matter, or a heading "
-            "alone in its paragraph), else as plain text.",
+            "be, else as plain text.",
         ),
     ] = None,
     scope: IngestScopeOpt = None,

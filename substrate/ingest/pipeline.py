@@ -37,7 +37,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -407,8 +406,7 @@ def ingest_text(
         source: the name recorded as ``provenance.source`` (a label); None names the text
             by its content.
         as_format: how to parse it (any format ``ingest_path`` knows); default: as a file
-            named ``source`` would be (``notes.md`` is Markdown), else Markdown for a text
-            opening as a note does (``_opens_as_a_note``), else plain text.
+            named ``source`` would be (``notes.md`` is Markdown), else plain text.
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
@@ -446,7 +444,7 @@ def ingest_text(
     run.authorize = authorize
     key = f"{STREAM_PREFIX}{source}"
     # named, not forced: a stream named traces.jsonl is looked at as that file would be
-    fmt = file_format(options.as_format or _format_named(source, data), "")
+    fmt = file_format(options.as_format or _format_named(source), "")
     assert fmt is not None
     report.files_scanned += 1
     if size > max_file_size:  # failed, not skipped as a file is: a stream is not read twice
@@ -488,36 +486,12 @@ def _finish_interrupted(run: IngestSession) -> None:
         log.warning("the interrupted ingest could not save its last files; run it again")
 
 
-def _format_named(source: str | None, data: bytes) -> str:
+def _format_named(source: str | None) -> str:
     """The format a stream named ``source`` is read as when none is given: the one a file of
     that name would get (a ``manifest.json`` piped in is JSON: a stream has no folder for an
-    artifact to be), else Markdown for ``data`` opening as a note does, else plain text."""
+    artifact to be), else plain text."""
     named = detect_format(source) if source else None
-    if named is None:
-        return "markdown" if _opens_as_a_note(data) else "text"
-    return "json" if named == "artifact" else named
-
-
-# A heading line alone in its paragraph ("# On-call" then a blank line; not a script's run of
-# "# comment" lines, nor "#!/bin/sh" or "#123")
-_HEADING = re.compile(rb"#{1,6}[ \t]+\S[^\n]*\n[ \t]*(?:\r?\n|$)")
-# Front matter: "---", lines of "key: value" (or of a list under one), "---" or "..."
-_FRONT_MATTER = re.compile(
-    rb"---[ \t]*\r?\n(?:(?:[\w-]+:|[ \t-])[^\n]*\n)*?(?:---|\.\.\.)[ \t]*\r?\n"
-)
-# A line of YAML: what follows a document's "---" in a stream of several (a Kubernetes file)
-_YAML_LINE = re.compile(rb"[ \t]*(?:[\w-]+:(?:[ \t]|$)|- )")
-
-
-def _opens_as_a_note(data: bytes) -> bool:
-    """Whether ``data`` opens as a Markdown note does: with a heading alone in its paragraph,
-    or with front matter followed by anything but more YAML."""
-    head = data[:65536].removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")
-    fence = _FRONT_MATTER.match(head)
-    if fence is None:
-        return _HEADING.match(head) is not None
-    rest = head[fence.end() :].lstrip(b"\r\n")
-    return not _YAML_LINE.match(rest) and not rest.startswith(b"---")
+    return "json" if named == "artifact" else named or "text"
 
 
 def _prepared_stream(

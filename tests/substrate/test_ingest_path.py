@@ -540,44 +540,6 @@ def test_ingest_text_replaces_the_items_of_the_same_stream() -> None:
     assert other.items_added == 1 and len(store) == 3
 
 
-@pytest.mark.parametrize(
-    ("text", "sections"),
-    [
-        ("# On-call\n\nThe rota turns weekly.\n\n## Paging\n\nPage the primary.\n", 2),
-        ("---\ntags: [ops]\n---\nThe rota turns weekly.\n", 1),
-        ("\ufeff# On-call\n\nThe rota turns weekly.\n", 1),
-    ],
-)
-def test_a_stream_opening_as_a_note_does_is_read_as_markdown(text: str, sections: int) -> None:
-    store = Substrate()
-    ingest_text(store, text)
-    items = store.all()
-    assert len(items) == sections and {i.provenance["format"] for i in items} == {"markdown"}
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "#!/bin/sh\necho hi\n\n#42 is the ticket.\n",
-        # a script's comments: headings would cut it into "sections"
-        "# set -euo pipefail\n# deploy the web app\nexport STAGE=prod\n./deploy.sh\n",
-        # documents of YAML, one after another: no front matter
-        "---\napiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: Service\n",
-        "    # an indented block\n\ncode\n",
-    ],
-)
-def test_a_stream_opening_otherwise_is_plain_text(text: str) -> None:
-    store = Substrate()
-    ingest_text(store, text)
-    assert {i.provenance["format"] for i in store.all()} == {"text"}
-
-
-def test_a_streams_name_says_its_format_whatever_it_opens_with() -> None:
-    store = Substrate()
-    ingest_text(store, "# Not a heading in a log\n", source="run.log")
-    assert store.all()[-1].provenance["format"] == "text"
-
-
 def test_a_stream_past_the_size_limit_fails_and_keeps_what_it_gave_before(tmp_path: Path) -> None:
     # a file too large is skipped: it is still on disk; a stream cut short is gone
     store = Substrate(tmp_path)
