@@ -55,6 +55,7 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
+    frame_verb_terms,
     said_alike,
     states_frame,
     terms_said,
@@ -293,6 +294,11 @@ def unmentioned_in(
     """The words of ``question``'s topic that no item ``readable`` lets through mentions,
     and their share of its idf mass (``search.engine.unmentioned``)."""
     topic = without_light_verbs(topic_text(question))
+    # a frame's verb need not be said ("written" of "What language is X written in?", where
+    # the notes say "language: Go"): no note saying it is nothing unmentioned
+    verbs = frame_verb_terms(frame_of(question))
+    if verbs:
+        topic = " ".join(w for w in topic.split() if not (said := terms(w)) or not said <= verbs)
     return unmentioned(substrate, topic, filters=readable, alike=_alike_in(topic))
 
 

@@ -237,18 +237,19 @@ def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
 
-# "It is written in Go.", "language: Kotlin", "The worker is Rust.": which language, rarely the
-# word itself; a capitalised word after "uses" may be anything ("uses PagerDuty"), so a
-# language's name is what tells
+# "It is written in Go.", "language: Kotlin", "The worker uses Rust.": which language, rarely
+# the word itself. What code is written in is a name ("written in 2019", "in the wiki" are
+# not); a language's name counts after "uses", "in" or "with" and not as a person's first name
+# ("Ruby Chen") nor anywhere else ("click Go", "uses PagerDuty")
 _LANGUAGE_NAMES = (
     "Go|Golang|Rust|Kotlin|Java|Python|TypeScript|JavaScript|Ruby|Scala|Swift|Elixir|Erlang|"
     "PHP|Haskell|Clojure|Perl|Lua|Dart|Julia|Zig|OCaml|Groovy|Objective-C|C\\+\\+|C#|F#|"
     "Node\\.js|Bash|PowerShell|COBOL|Fortran|Crystal|Nim"
 )
 _LANGUAGE = re.compile(
-    r"\b(?:written|implemented|coded)\s+in\s+\S|\blanguages?\s*[:=]\s*\w"
-    # (not opening a sentence: "Go to the dashboard.")
-    rf"|(?<=[\s(/,])(?-i:{_LANGUAGE_NAMES})(?![\w-]|\.\w)",
+    r"\b(?:written|implemented|coded)\s+in\s+(?-i:[A-Z])"
+    r"|\blanguages?(?:\s*[:=]\s*\w|\s+(?:is|was)\s+(?-i:[A-Z]))"
+    rf"|\b(?:uses?|using|with|in)\s+(?-i:{_LANGUAGE_NAMES})(?![\w-]|\.\w|\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 

@@ -2593,6 +2593,16 @@ def test_which_language_is_answered_by_what_it_is_written_in() -> None:
         assert answer_from_substrate(store, question, ExtractiveAnswerer()).abstained, question
 
 
+def test_a_frames_verb_no_note_says_is_nothing_unmentioned() -> None:
+    # no note says "written": the question's verb is the frame's, "language: Go" answers it
+    store = Substrate()
+    store.add("text", "# ledger service\n\nThe ledger service's language is Go.")
+    store.add("text", "# search service\n\nThe search service indexes the catalogue.")
+    question = "What language is the ledger service written in?"
+    found = answer_from_substrate(store, question, ExtractiveAnswerer())
+    assert found.answer == "The ledger service's language is Go. [1]", found.note
+
+
 def test_which_language_through_what_a_question_describes_takes_the_bridge() -> None:
     # "written" need not be said: the record's "language: Kotlin" says it; the incident's
     # sentence naming ledger-sync is the bridge to it, not one naming nothing

@@ -68,6 +68,10 @@ def test_which_port_is_stated_by_a_network_port_or_a_harbour(sentence: str, stat
         ("The service sends push notifications to iOS and Android.", False),
         ("It runs in Frankfurt and uses PagerDuty for alerts.", False),  # no language's name
         ("Go to the dashboard and restart it.", False),
+        ("The ledger service was written in 2019 by the payments team.", False),
+        ("The ledger service owner is Ruby Chen.", False),
+        ("Ask Julia about the ledger service.", False),
+        ("Then click Go to deploy it.", False),
         ("Announce the restart in the #mobile channel.", False),
         ("The availability target is 99.5% per month.", False),
     ],
