@@ -161,7 +161,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         opposed=() if _POLAR.match(question) else _opposites(question),
         owned=_possessed(question),
         # (the kind of thing asked of need not be said: "the ledger service")
-        about=needed - subject - _kinds_asked(question) if subject else frozenset(),
+        about=needed - subject - _said_anyway(question) if subject else frozenset(),
         owns=_owning_asked(question),
         parts=parts,
     )
@@ -508,19 +508,24 @@ def _which_one(question: str) -> frozenset[str]:
     return frozenset().union(*(which for which, _ in _things_of_a_kind(question)))
 
 
-def _kinds_asked(question: str) -> frozenset[str]:
-    """The terms of the kinds of things ``question`` asks of by ``_which_one`` ("service")."""
-    return frozenset().union(*(kind for _, kind in _things_of_a_kind(question)))
+def _said_anyway(question: str) -> frozenset[str]:
+    """The terms of the words around what ``question`` asks of by ``_which_one`` that a
+    sentence about it need not say: its kind ("service") and the words telling nothing
+    ("new" of "the new billing service")."""
+    return frozenset().union(*(rest for _, rest in _things_of_a_kind(question)))
 
 
 def _things_of_a_kind(question: str) -> list[tuple[frozenset[str], frozenset[str]]]:
     """Each thing of a kind ``question`` says which one it asks of, as the terms of the words
-    saying which and of its kind. Only of a question as a person asks one."""
+    saying which and of the others (its kind, words telling nothing). Only of a question as a
+    person asks one."""
     if not asked_as_a_person(question):
         return []
     found = []
     for m in _KIND_OF_THING.finditer(question):
         # ("the new billing service": "billing" tells which, "new" nothing)
-        telling = " ".join(w for w in m["which"].split() if w not in _UNTELLING)
-        found.append((terms(telling) - _kinds(), terms(m["kind"])))
+        words = m["which"].split()
+        telling = " ".join(w for w in words if w not in _UNTELLING)
+        untelling = " ".join(w for w in words if w in _UNTELLING)
+        found.append((terms(telling) - _kinds(), terms(f"{m['kind']} {untelling}")))
     return [(which, kind) for which, kind in found if which]

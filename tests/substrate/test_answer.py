@@ -2634,6 +2634,9 @@ def test_the_words_before_a_kind_of_thing_say_which_one_is_asked_of() -> None:
     assert quoted("What port does the main database listen on?", db) == f"{db} [1]"
     assert quoted("Which ports do the two databases listen on?", db) == f"{db} [1]"
     assert quoted("What port does the new billing service listen on?", auth, ledger) == ""
+    billing = "# billing\n\nThe billing service is written in Go. It listens on port 8080."
+    answer = quoted("What port does the new billing service listen on?", billing)
+    assert answer.startswith("It listens on port 8080. [1]")  # "new" need not be said
 
 
 @pytest.mark.parametrize(
