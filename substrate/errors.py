@@ -6,7 +6,7 @@ subclass to a message and an exit code in one place (``mixle_cli.errors``).
 
 from __future__ import annotations
 
-import math
+import decimal
 import numbers
 import operator
 from collections.abc import Iterable
@@ -85,10 +85,10 @@ def require_number(value: object, what: str, *, minimum: float | None = None) ->
     """Refuse ``value`` unless it is a number (not a bool, not NaN), at least ``minimum`` when
     given: a threshold given as text or None would otherwise fail deep inside with a
     TypeError, or be compared and silently match nothing (``what``: the argument's name)."""
-    # (any real number: numpy's float32, a Fraction; not a bool)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    # (any real number: numpy's float32, a Fraction, a Decimal; not a bool)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | decimal.Decimal):
         raise InvalidInputError(f"{what} must be a number, not {type(value).__name__}")
-    if math.isnan(value):
+    if value != value:  # NaN (math.isnan overflows on a huge whole number)
         raise InvalidInputError(f"{what} must be a number, not NaN")
     if minimum is not None and value < minimum:
         raise InvalidInputError(f"{what} must be >= {minimum}, got {value!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -400,6 +401,6 @@ def test_retrieve_takes_any_real_number_and_whole_number() -> None:
 
     s = Substrate()
     s.add("text", "refund policy")
-    for floor in (np.float32(0.1), Fraction(1, 10), 0):
+    for floor in (np.float32(0.1), Fraction(1, 10), Decimal("0.1"), 0):
         assert retrieve(s, "refund", min_score=floor).items, floor
     assert retrieve(s, "refund", k=np.int64(3)).items
