@@ -10,14 +10,14 @@ question's words it leaves unsaid; the extractive answer quotes both sentences.
 from __future__ import annotations
 
 import functools
-import posixpath
 import re
 from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
-from urllib.parse import unquote
 
+from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
-from substrate.linktext import INLINE_LINK
+from substrate.item import SubstrateItem
+from substrate.notelinks import note_link_targets
 from substrate.questions import (
     Frame,
     asked_as_a_person,
@@ -284,10 +284,7 @@ BRIDGE_STARTS = 5
 
 
 def bridged_pair(
-    question: str,
-    candidates: Sequence[Quotable],
-    sources: Sequence[str | None],
-    frame: Frame,
+    question: str, candidates: Sequence[Quotable], packet: ContextPacket, frame: Frame
 ) -> tuple[int, int] | None:
     """Two of ``candidates`` that together answer a ``question`` that describes what it asks
     about, where no one of them answers it: "Payments owns the billing-worker." then "Priya
@@ -316,7 +313,7 @@ def bridged_pair(
     named = names_in(question) & wanted
     described = clause_object_terms(question) & wanted
     starts = sorted(range(len(candidates)), key=lambda pos: -len(told[pos] - frame.keys()))
-    mentions = _Mentions(question, candidates, sources)
+    mentions = _Mentions(question, candidates, packet)
     for first in starts[:BRIDGE_STARTS]:
         if not told[first] - frame.keys():
             break  # the rest say no more of the question
@@ -346,11 +343,12 @@ class _Mentions:
     another speaks of."""
 
     def __init__(
-        self, question: str, candidates: Sequence[Quotable], sources: Sequence[str | None]
+        self, question: str, candidates: Sequence[Quotable], packet: ContextPacket
     ) -> None:
         self.asked = words_of(question)  # a name the question gives bridges nothing
         self.candidates = candidates
-        self.sources = sources
+        self.sources = packet.names()
+        self.items = packet.items
         self.spoken: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
     def _of(self, pos: int) -> tuple[frozenset[str], frozenset[str]]:
@@ -375,34 +373,25 @@ class _Mentions:
         own = names_of(f"{start.quote} {start.sentence}")
         proper, opening = own.proper - self.asked, own.opening - self.asked
         title = names_of(_TITLE_END.split(start.heading, 1)[0]).proper - own.proper - self.asked
-        # "owned by the [payments team](../teams/payments.md)" names the team's page
-        linked = _linked_files(start.sentence, self.sources[start.n - 1])
+        # "owned by the [payments team](../teams/payments.md)" names the team's page (as
+        # ingest resolved the link, ``note_link_targets``)
+        linked = {link.partition("#")[0] for link in note_link_targets(self.items[start.n - 1])}
 
         def links(pos: int) -> int:
             spoken, named = self._of(pos)
             # "team-mobile" of a link is spoken of under the heading "Mobile team" too
             count = sum(1 for name in proper if name in spoken or _parts_said(name, spoken))
             count += len(opening & named)
-            source = self.sources[self.candidates[pos].n - 1]
-            if source != self.sources[start.n - 1]:
-                count += len(title & spoken) + (source in linked)
+            n = self.candidates[pos].n
+            if self.sources[n - 1] != self.sources[start.n - 1]:
+                count += len(title & spoken) + (_path_of(self.items[n - 1]) in linked)
             return count
 
         return links
 
 
-def _linked_files(sentence: str, source: str | None) -> frozenset[str]:
-    """The files the Markdown links of ``sentence`` lead to, named as sources are: read from
-    the folder of ``source``, the sentence's own."""
-    if source is None or "](" not in sentence:
-        return frozenset()
-    folder = posixpath.dirname(source)
-    found = set()
-    for m in INLINE_LINK.finditer(sentence):
-        target = unquote((m["angled"] or m["bare"]).partition("#")[0])
-        if target and "://" not in target and not target.startswith("/"):
-            found.add(posixpath.normpath(posixpath.join(folder, target)))
-    return frozenset(found)
+def _path_of(item: SubstrateItem) -> object:
+    return item.provenance.get("path") if isinstance(item.provenance, dict) else None
 
 
 # Where the title of a heading path ends ("Data Platform > People", "Runbook ## Steps")

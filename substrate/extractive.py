@@ -111,7 +111,7 @@ class ExtractiveAnswerer:
             # a question through what it describes: one sentence names it, another answers
             pair = [
                 candidates[pos]
-                for pos in bridged_pair(question, candidates, packet.names(), asked.frame) or ()
+                for pos in bridged_pair(question, candidates, packet, asked.frame) or ()
             ]
             quotes = [_quoted(c) for c in pair]
             says = set().union(*(c.have | terms(c.heading) for c in pair))

@@ -32,6 +32,7 @@ from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.extractive import ExtractiveAnswerer
 from substrate.item import SubstrateItem
+from substrate.notelinks import NOTE_LINKS
 from substrate.store import Substrate
 from substrate.telemetry import Telemetry
 
@@ -458,16 +459,20 @@ def test_a_question_through_what_it_describes_is_answered_by_two_sentences(
 
 
 def test_a_link_to_a_page_bridges_to_what_that_page_says() -> None:
-    # "the payments team" is no name, but the link names the team's page
+    # "the payments team" is no name, but the link (as ingest resolved it) names its page
     service = SubstrateItem(
         "text",
         "# invoice-api\n\nIt is owned by the [payments team](../teams/payments.md).",
-        provenance={"source": "services/invoice-api.md"},
+        provenance={
+            "source": "services/invoice-api.md",
+            "path": "/w/services/invoice-api.md",
+            NOTE_LINKS: ["/w/teams/payments.md#lead"],
+        },
     )
     team = SubstrateItem(
         "text",
         "# Payments team\n\nThe payments team is led by Priya Raman.",
-        provenance={"source": "teams/payments.md"},
+        provenance={"source": "teams/payments.md", "path": "/w/teams/payments.md"},
     )
     question = "Who leads the team that owns invoice-api?"
     packet = pack_context("team", [service, team], [0.9, 0.5])
@@ -476,7 +481,7 @@ def test_a_link_to_a_page_bridges_to_what_that_page_says() -> None:
         "The payments team is led by Priya Raman. [2]"
     )
     # a page the link does not lead to is no bridge
-    team.provenance["source"] = "teams/search.md"
+    team.provenance.update(source="teams/search.md", path="/w/teams/search.md")
     packet = pack_context("team", [service, team], [0.9, 0.5])
     assert ExtractiveAnswerer().answer_packet(question, packet) == ""
 
