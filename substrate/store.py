@@ -24,7 +24,6 @@ from substrate.errors import (
     LostCommitsError,
     MissingShardError,
     ShardError,
-    require_count,
     scope_set,
 )
 from substrate.item import SubstrateItem
@@ -405,7 +404,6 @@ class Substrate:
         """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution."""
         from substrate.search import engine
 
-        require_count(k, "k")  # a negative k is a slip, not a request for nothing
         if filters is None:
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_count
 from substrate.item import SubstrateItem
 from substrate.search.coverage import Coverage
 from substrate.search.filters import SearchFilters
@@ -100,7 +100,7 @@ def search(
     Args:
         substrate: the shard (a ``Substrate``).
         query: free text; an empty or stopword-only query matches nothing.
-        k: how many results at most; 0 or less returns ``[]``.
+        k: how many results at most (a whole number >= 0; 0 returns ``[]``).
         filters: restrictions applied inside the index before ranking. A filtered search is
             scored as if the shard held only the items that pass (see ``ranker``); one
             confined to some scopes also leaves out the learned embedding, so its results never
@@ -112,14 +112,14 @@ def search(
         and no meaning with the query are not returned.
 
     Raises:
-        InvalidInputError: ``k`` is not an integer or ``filters`` is not a SearchFilters.
+        InvalidInputError: ``k`` is not a whole number >= 0 or ``filters`` is not a
+            SearchFilters.
         ShardFormatError: the index was written by a newer, incompatible version.
     """
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InvalidInputError(f"k must be an integer, not {k!r}")
+    require_count(k, "k")  # a negative k is a slip, not a request for nothing
     if filters is not None and not isinstance(filters, SearchFilters):
         raise InvalidInputError("filters must be a SearchFilters")
-    if k <= 0:
+    if k == 0:
         return []
     from substrate.secrets.scan import without_secrets
 

@@ -733,6 +733,7 @@ def test_search_refuses_a_negative_k() -> None:
     s = Substrate()
     s.add("text", "refund policy")
     assert s.search("refund", k=0) == []
+    assert len(s.search("refund", k=np.int64(2))) == 1  # numpy's whole numbers are whole
     for k in (-1, 1.5, None):
         with pytest.raises(InvalidInputError, match="k must be a whole number >= 0"):
             s.search("refund", k=k)  # type: ignore[arg-type]
