@@ -6,10 +6,10 @@ subclass to a message and an exit code in one place (``mixle_cli.errors``).
 
 from __future__ import annotations
 
-import decimal
 import numbers
 import operator
 from collections.abc import Iterable
+from typing import TypeGuard
 
 
 class SubstrateError(Exception):
@@ -85,13 +85,20 @@ def require_number(value: object, what: str, *, minimum: float | None = None) ->
     """Refuse ``value`` unless it is a number (not a bool, not NaN), at least ``minimum`` when
     given: a threshold given as text or None would otherwise fail deep inside with a
     TypeError, or be compared and silently match nothing (``what``: the argument's name)."""
-    # (any real number: numpy's float32, a Fraction, a Decimal; not a bool)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real | decimal.Decimal):
+    if isinstance(value, bool) or not _real(value):
         raise InvalidInputError(f"{what} must be a number, not {type(value).__name__}")
     if value != value:  # NaN (math.isnan overflows on a huge whole number)
         raise InvalidInputError(f"{what} must be a number, not NaN")
     if minimum is not None and value < minimum:
         raise InvalidInputError(f"{what} must be >= {minimum}, got {value!r}")
+
+
+def _real(value: object) -> TypeGuard[float]:  # (compared as one: a Decimal is no float)
+    """Whether ``value`` is a real number: numpy's float32, a Fraction, a Decimal (a Number
+    but no Complex; named so, not imported: this module loads with every command)."""
+    return isinstance(value, numbers.Real) or (
+        isinstance(value, numbers.Number) and not isinstance(value, numbers.Complex)
+    )
 
 
 def require_count(value: object, what: str, *, minimum: int | None = 0) -> None:
