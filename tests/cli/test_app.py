@@ -310,21 +310,29 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
+def launched(setup: str, *args: str) -> str:
+    """A program that runs ``setup`` (Python), then ``mixle ARGS`` as the installed command
+    starts it (``launch.main()``)."""
+    return (
+        f"import atexit, builtins, os, signal, sys\n{setup}"
+        f"sys.argv = {['mixle', *args]!r}\n"
+        "from mixle_cli import launch\n"
+        "launch.main()\n"
+    )
+
+
 def interrupted_while_loading(*args: str, signal_name: str = "SIGINT") -> str:
     """A program that runs ``mixle ARGS`` and sends itself SIGINT (or ``signal_name``) while
     ``launch.main()`` imports the app."""
-    return (
-        "import builtins, os, signal, sys\n"
+    setup = (
         "real = builtins.__import__\n"
         "def slow(name, *args, **kw):\n"
         "    if name == 'mixle_cli.app':\n"
         f"        os.kill(os.getpid(), signal.{signal_name})\n"
         "    return real(name, *args, **kw)\n"
         "builtins.__import__ = slow\n"
-        f"sys.argv = {['mixle', *args]!r}\n"
-        "from mixle_cli import launch\n"
-        "launch.main()\n"
     )
+    return launched(setup, *args)
 
 
 def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> None:
@@ -357,14 +365,11 @@ def test_once_the_command_is_done_a_signal_cannot_unsay_it(tmp_path: Path) -> No
 
     # a SIGTERM or Ctrl-C while the interpreter shuts down killed it without a word after
     # `add` had saved and printed its id: a script retrying would add the item twice
-    code = (
-        "import atexit, os, signal, sys\n"
+    setup = (
         "atexit.register(lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
         "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))\n"
-        f"sys.argv = ['mixle', '--shard', {str(tmp_path / 's')!r}, 'add', 'a note']\n"
-        "from mixle_cli import launch\n"
-        "launch.main()\n"
     )
+    code = launched(setup, "--shard", str(tmp_path / "s"), "add", "a note")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.split()) == 1  # the id, and nothing said against it
@@ -571,18 +576,15 @@ def test_ctrl_c_stays_a_quiet_exit_until_the_command_starts(tmp_path: Path) -> N
 
     # the command's modules (orjson among them) load after launch's own import: a Ctrl-C
     # raised inside a C extension's import could crash the interpreter
-    code = (
-        "import builtins, signal, sys\n"
+    setup = (
         "real = builtins.__import__\n"
         "def seen(name, *args, **kw):\n"
         "    if name == 'orjson':\n"
         "        sys.__stderr__.write(signal.getsignal(signal.SIGINT).__name__ + '\\n')\n"
         "    return real(name, *args, **kw)\n"
         "builtins.__import__ = seen\n"
-        f"sys.argv = ['mixle', '--shard', {str(tmp_path / 's')!r}, 'add', 'a note']\n"
-        "from mixle_cli import launch\n"
-        "launch.main()\n"
     )
+    code = launched(setup, "--shard", str(tmp_path / "s"), "add", "a note")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == "_interrupted_while_loading"
