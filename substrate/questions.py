@@ -62,10 +62,12 @@ _WHERE_FRAME = re.compile(
 )
 _NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
-# "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
+# "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own;
+# and halves, as people say them ("two and a half minutes", "half an hour", "half a day")
 _DURATION = re.compile(
     rf"\b(?:(?:\d+(?:[.,]\d+)?|few|several|{_NUMBER_WORD})"
-    rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
+    rf"(?:[\s-]+\w+|\s+and\s+a\s+half)?[\s-]+{_UNITS}"
+    r"|(?:an?|half\s+an?)\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
 # A number under a label that says it is a length of time, as a record's fields name one:

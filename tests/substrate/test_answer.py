@@ -1308,6 +1308,9 @@ def test_what_a_command_does_is_answered_by_its_description_not_its_synopsis() -
         ("Five people work there.", False),
         ("Password resets require a second factor.", False),
         ("It takes about a day.", True),
+        ("The suite takes about two and a half minutes on two cores.", True),
+        ("A restore takes half an hour.", True),
+        ("Half the team works remotely.", False),
     ],
 )
 def test_what_counts_as_a_duration(sentence: str, duration: bool) -> None:
