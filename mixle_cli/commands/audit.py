@@ -68,9 +68,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         _print_audit(data)
     if matched_nothing and not report.ok:  # the log's problems told, then why no item was
         app_state.fail_if_nothing_matched(scope)
+    app_state.fail_if_none_of_its_own(empty)  # told even beside findings: a mistyped team
     if not report.ok:
         raise typer.Exit(FOUND)
-    app_state.fail_if_none_of_its_own(empty)
 
 
 def _own_scope_empty(app_state: AppState, scope: str | None) -> bool:
@@ -193,9 +193,9 @@ def freshness_cmd(
         output.emit_jsonl(stale)
     else:
         _print_freshness(report, max_age)
+    app_state.fail_if_none_of_its_own(empty)  # told even beside stale shared items
     if report["n_stale"]:
         raise typer.Exit(FOUND)
-    app_state.fail_if_none_of_its_own(empty)
 
 
 def _age_limit(max_age: str) -> float:

@@ -477,8 +477,7 @@ def _scan_items(
             )
         if not quiet:
             output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
-    if not rows:
-        app_state.fail_if_none_of_its_own(empty)
+    app_state.fail_if_none_of_its_own(empty)  # told even beside findings in shared scopes
     return FOUND if rows else OK
 
 

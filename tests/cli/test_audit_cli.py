@@ -684,3 +684,17 @@ def test_freshness_finds_a_link_a_re_ingest_broke_and_says_what_to_do(
     assert pruned.exit_code == 0, pruned.stderr
     after = mixle("freshness").stdout
     assert "unlinked:" in after and "moved:" not in after
+
+
+def test_a_mistyped_team_is_told_beside_stale_shared_items(
+    mixle: Run, shard: Substrate, tmp_path: Path
+) -> None:
+    # cron reading as a team that does not exist sees the shared scopes' stale items: the
+    # report is not what the line meant to check, and it must say so, not pass as a report
+    gone = tmp_path / "nope"
+    shard.add("text", "gone", scope="public", provenance={"path": str(gone)}, links=["f" * 16])
+    shard.save()
+    for command in ("freshness", "audit"):
+        result = mixle("--as", "opps", command)
+        assert result.exit_code == 1 and result.stdout  # the report, then why
+        assert "as 'opps' and its own scope holds no item (a mistyped team?)" in result.stderr
