@@ -233,6 +233,9 @@ def merge_cmd(
     Links that pointed at OTHER are re-pointed at KEEP in the items you may change; those in
     another team's items, or in a scope with approvers you are not one of, are left as they
     are (a warning counts the ones you can read). Both items must be in the same scope.
+
+    The text not kept stays in the item's history. A section of a file merged away, or whose
+    text the merge replaced, is not read again while the file is unchanged (as after `rm`).
     """
     from substrate import MERGE_PREFERENCES
 
@@ -258,15 +261,26 @@ def merge_cmd(
                 shared=_shared(app_state),
                 action="merge",
             )
-        pending_before = {i: _pending_to(substrate.get(i)) for i in (keep, other)}
+        before = {i: substrate.get(i) for i in (keep, other)}
+        pending_before = {i: _pending_to(item) for i, item in before.items()}
         merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)
         substrate.save()
     merged = substrate.get(keep)
     version = version_of(merged)
+    text_from = _text_kept(before[keep], before[other], merged)
     if json:
-        output.emit_json({"kept": keep, "removed": other, "version": version, "by": who})
+        output.emit_json(
+            {"kept": keep, "removed": other, "version": version, "by": who, "text": text_from}
+        )
     else:
-        output.emit_text(f"merged {other} into {keep} (version {version})")
+        shown = {"keep": f"{keep}'s text", "other": f"{other}'s text", "same": "the same text"}
+        output.emit_text(f"merged {other} into {keep} (version {version}, {shown[text_from]})")
+    tied = prefer == "latest" and version_of(before[keep]) == version_of(before[other])
+    if tied and text_from == "keep":  # "latest" could not tell them apart
+        output.note(
+            f"note: both were version {version - 1}, so {keep}'s text was kept; "
+            f"{other}'s is in `mixle history {keep} --json` (--prefer other keeps that one)"
+        )
     # said even with --json: someone's proposal is gone
     withdrawn = {other: f"merged into {keep}", keep: "the merge changed it; propose it again"}
     for item_id, why in withdrawn.items():
@@ -275,6 +289,16 @@ def merge_cmd(
             output.note(
                 f"note: the pending proposal of item {item_id} for {to} is withdrawn: {why}"
             )
+
+
+def _text_kept(
+    keep: SubstrateItem | None, other: SubstrateItem | None, merged: SubstrateItem | None
+) -> str:
+    """Whose text a merge kept: ``keep``, ``other``, or ``same`` when they did not differ."""
+    assert keep is not None and other is not None and merged is not None
+    if (keep.text, keep.payload) == (other.text, other.payload):
+        return "same"
+    return "keep" if (merged.text, merged.payload) == (keep.text, keep.payload) else "other"
 
 
 def _pending_to(item: SubstrateItem | None) -> str | None:

@@ -263,12 +263,32 @@ def test_merge(mixle: Run, add: Add) -> None:
     assert mixle("publish", other).exit_code == 0  # other is now at version 1: its text wins
     result = mixle("--as", "ops", "merge", keep, other, "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.json() == {"kept": keep, "removed": other, "version": 2, "by": "ops"}
+    assert result.json() == {
+        "kept": keep,
+        "removed": other,
+        "version": 2,
+        "by": "ops",
+        "text": "other",
+    }
     assert mixle("get", other).exit_code == 1
     got = mixle("get", keep, citer, "--json").json()
     assert got[0]["text"] == "version two"
     assert got[1]["links"] == [keep]
     assert mixle("history", keep, "--json").json()["history"][-1]["merged_from"] == other
+
+
+def test_merge_says_whose_text_it_kept(mixle: Run, add: Add) -> None:
+    old, new = add("ops", "We retry three times."), add("ops", "We retry five times.")
+    tie = mixle("--as", "ops", "merge", old, new)  # both at version 0: "latest" keeps KEEP's
+    assert tie.stdout == f"merged {new} into {old} (version 1, {old}'s text)\n"
+    assert f"both were version 0, so {old}'s text was kept" in tie.stderr
+    assert "--prefer other" in tie.stderr
+    newer = add("ops", "We retry seven times.")
+    chosen = mixle("--as", "ops", "merge", old, newer, "--prefer", "other", "--json")
+    assert chosen.json()["text"] == "other" and chosen.stderr == ""
+    twin = add("ops", "We retry seven times.")  # a copy of the text merged in
+    same = mixle("--as", "ops", "merge", old, twin)
+    assert same.stdout.endswith("the same text)\n") and same.stderr == ""
 
 
 def test_merge_says_which_pending_proposals_it_ended(mixle: Run, add: Add) -> None:
