@@ -7,6 +7,7 @@ stdout (readable, or one JSON document with --json).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -192,7 +193,7 @@ def freshness_cmd(
     elif how is output.Mode.JSONL:  # one stale item per line
         output.emit_jsonl(stale)
     else:
-        _print_freshness(report, max_age)
+        _print_freshness(report, max_age, _published_ids(app_state, report))
     app_state.fail_if_none_of_its_own(empty)  # told even beside stale shared items
     if report["n_stale"]:
         raise typer.Exit(FOUND)
@@ -212,12 +213,16 @@ def _age_limit(max_age: str) -> float:
         raise InvalidInputError(f"--max-age: {exc}") from exc
 
 
-def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:
+def _print_freshness(report: dict[str, Any], max_age: str | None, published: set[str]) -> None:
     n, stale = report["n_items"], report["n_stale"]
     if not stale:
         output.emit_text(f"all {n} item(s) fresh")
         return
-    output.emit_text(f"{stale} of {n} item(s) stale")
+    kinds = Counter(
+        signal.split(":", 1)[0] for s in report["stale"] for signal in set(s["signals"])
+    )
+    counted = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
+    output.emit_text(f"{stale} of {n} item(s) stale ({counted})")
     output.table(
         ["id", "age", "file", "signals"],
         (
@@ -230,10 +235,30 @@ def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:
             for s in report["stale"]
         ),
     )
-    said = {signal.split(":", 1)[0] for s in report["stale"] for signal in s["signals"]}
-    for kinds, hint in _FRESHNESS_HINTS:
-        if said.intersection(kinds):
+    for told, hint in _FRESHNESS_HINTS:
+        if kinds.keys() & set(told):
             output.note(f"hint: {hint}")
+    if published:
+        output.note(f"hint: {_PUBLISHED_HINT.format(', '.join(sorted(published)))}")
+
+
+# A published copy keeps its text when its file changes: ingest gives the file's new text a
+# new item in the team's scope, and no ingest brings the copy up to date
+_PUBLISHED_HINT = (
+    "published item(s) {} keep the text they were published with; publish the file's new "
+    "item too, then `mixle merge PUBLISHED NEW --prefer other` to give the copy the new text"
+)
+
+
+def _published_ids(app_state: AppState, report: dict[str, Any]) -> set[str]:
+    """The stale items whose file changed that were published (``_PUBLISHED_HINT``)."""
+    changed = [
+        s["item_id"]
+        for s in report["stale"]
+        if any(signal.startswith("changed") for signal in s["signals"])
+    ]
+    items = app_state.substrate().read_items(changed, keep=False) if changed else {}
+    return {i for i, item in items.items() if "published_from" in item.provenance}
 
 
 # What to do about each kind of staleness, said once under the table

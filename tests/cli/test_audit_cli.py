@@ -282,7 +282,7 @@ def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     assert mixle("freshness", "--max-age", "60d").exit_code == 0
     result = mixle("freshness", "--max-age", "30d")
     assert result.exit_code == 1
-    assert "1 of 2 item(s) stale" in result.stdout and old in result.stdout
+    assert "1 of 2 item(s) stale (1 aged)" in result.stdout and old in result.stdout
     assert "40d" in result.stdout and "aged: older than --max-age 30d" in result.stdout
     assert "2592000s" not in result.stdout  # the policy in the units typed
     data = mixle("freshness", "--max-age", "4w", "--json").json()
@@ -698,3 +698,25 @@ def test_a_mistyped_team_is_told_beside_stale_shared_items(
         result = mixle("--as", "opps", command)
         assert result.exit_code == 1 and result.stdout  # the report, then why
         assert "as 'opps' and its own scope holds no item (a mistyped team?)" in result.stderr
+
+
+def test_freshness_counts_each_signal_and_says_how_to_refresh_a_published_copy(
+    mixle: Run, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "retry.md").write_text("# Retry\n\nWe retry three times.\n")
+    (notes / "gone.md").write_text("# Gone\n\nSoon gone.\n")
+    assert mixle("ingest", str(notes), "-q").exit_code == 0
+    ids = {row["title"]: row["id"] for row in mixle("ls", "--jsonl").jsonl()}
+    assert mixle("publish", ids["Retry"], "--to", "public").exit_code == 0
+    (notes / "retry.md").write_text("# Retry\n\nWe retry five times.\n")
+    (notes / "gone.md").unlink()
+    result = mixle("freshness")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("2 of 2 item(s) stale (1 changed, 1 moved)\n")
+    assert f"published item(s) {ids['Retry']} keep the text they were published" in result.stderr
+    assert mixle("ingest", str(notes), "-q").exit_code == 0  # what the first hint suggests
+    again = mixle("freshness")  # the copy stays as published: only a merge brings it on
+    assert again.stdout.startswith("1 of 2 item(s) stale (1 changed)\n")
+    assert "mixle merge PUBLISHED NEW --prefer other" in again.stderr
