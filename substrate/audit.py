@@ -189,6 +189,8 @@ def _lineage_section(
             log_section["problems"].append(f"corrupt log: {reason}")
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
     holders = _holders(substrate, result["broken"])
+    for entry in result["broken"]:  # which items hold the links that dangle, as verify-lineage
+        entry["held_by"] = {target: sorted(holders.get(target, [])) for target in entry["dangling"]}
     problems = [
         f"item {b['item_id']}: dangling link(s) to "
         + ", ".join(

@@ -127,8 +127,13 @@ def test_audit_finds_dangling_links(mixle: Run, shard: Substrate) -> None:
     assert f"item {a}: dangling link(s) to feedfacefeedface" in result.stdout
     data = mixle("audit", "--json")
     assert data.exit_code == 1
-    broken = [{"id": a, "item_id": a, "dangling": ["feedfacefeedface"]}]
+    ghost = "feedfacefeedface"
+    broken = [{"id": a, "item_id": a, "dangling": [ghost], "held_by": {ghost: [a]}}]
     assert data.json()["lineage"]["broken"] == broken
+    b = shard.add("text", "cites the item citing a ghost", links=[a])  # broken through a
+    shard.save()
+    through = mixle("audit", "--json").json()["lineage"]["broken"]
+    assert {"id": b, "item_id": b, "dangling": [ghost], "held_by": {ghost: [a]}} in through
 
 
 def test_audit_names_an_item_with_a_stored_secret_by_id(mixle: Run, shard: Substrate) -> None:
