@@ -414,5 +414,5 @@ def withdraw(
             f"{safe_repr(by)} neither proposed {item_id} (its proposer: {safe_repr(proposer)}) "
             f"nor approves for {safe_repr(target)}; act as one of them with --by NAME"
         )
-    substrate.put(_withdrawn(item, proposal, by, safe_text(reason) or "withdrawn"))
+    substrate.put(_withdrawn(item, proposal, by, safe_text(reason)))  # as reject: none given
     return target

@@ -224,6 +224,9 @@ def test_withdraw_is_the_proposers_or_an_approvers_and_leaves_the_item_put(
     b = store.add("text", "y", scope="ops")
     propose(store, [b], to="public", by="ops")
     assert withdraw(store, b, by="alice") == "public"  # an approver of the target may
+    withdrawn = store.get(b)
+    assert withdrawn is not None
+    assert withdrawn.provenance["proposals"][-1]["reason"] == ""  # none given: none stored
 
 
 def test_reject_needs_the_approvers_right(store: Substrate) -> None:
