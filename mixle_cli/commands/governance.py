@@ -234,8 +234,9 @@ def merge_cmd(
     another team's items, or in a scope with approvers you are not one of, are left as they
     are (a warning counts the ones you can read). Both items must be in the same scope.
 
-    The text not kept stays in the item's history. A section of a file merged away, or whose
-    text the merge replaced, is not read again while the file is unchanged (as after `rm`).
+    The text not kept stays in the item's history until the item is published. A section of a
+    file merged away, or whose text the merge replaced, is not read again while the file is
+    unchanged (as after `rm`).
     """
     from substrate import MERGE_PREFERENCES
 
