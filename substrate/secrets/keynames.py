@@ -233,8 +233,11 @@ def classify_key(key: str) -> str | None:
             w in _AFTER_NOT_SECRET or w in _PLURAL_NOT_SECRET for w in after
         ):
             return None
-        if words[i] == "pass" and after and after[0] in ("through", "thru"):
-            return None
+        if words[i] == "pass" and any(not w.isdigit() for w in after):
+            # "pass" leading a name is a verb or an adjective as often as a password
+            # (pass_zero, pass_color, passThrough): the last word names what it holds, so
+            # only a value that looks random is one (pass_prod = "Xk9#mP2q")
+            return None if after[0] in ("through", "thru") else "token"
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
             return None
         if words[i] == "token" and _marks_a_request(words[:i]):

@@ -312,6 +312,24 @@ def test_glued_password_names_are_passwords() -> None:
         assert classify_key(name) is None, name
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('pass_zero = "bandstop"', None),  # scipy's filter design: a verb, not a password
+        ('pass_color = "green"', None),
+        ("firwin(n, pass_zero='highpass')", None),
+        ('pass_prod = "Xk9#mP2qLw7!"', "Xk9#mP2qLw7!"),  # random, under any name
+        ('pass1 = "hunter2xyz"', "hunter2xyz"),  # numbered passwords stay passwords
+        ('smtp_pass = "green"', "green"),  # "pass" last names what the value is
+    ],
+)
+def test_pass_leading_a_name_needs_a_value_that_looks_random(text: str, secret: str | None) -> None:
+    if secret is None:
+        assert scan_text(text, path="filters.py").findings == []
+    else:
+        assert _masked("filters.py", text, secret)
+
+
 def test_a_flag_after_the_option_is_not_its_value() -> None:
     """Before, "--password --all-databases" took the next option for the password, and the
     gate then masked every copy of it in the file."""
