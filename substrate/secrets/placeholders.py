@@ -99,6 +99,7 @@ _TEMPLATE = re.compile(
     r"|<%=?[^%]*%>"  # <%= erb %>
     r"|#\{[^{}]*\}"  # #{ruby}
     r"|%\([\w.]+\)[sdrif]"  # %(name)s
+    r"|(?<=[=:])%[sdvrq](?!\w)"  # an option's hole: " --password=%s" % pw
     r"|%%[\w./ \-]+%%"  # %%VAR%%
     r"|(?<![\w%])%[A-Za-z_][\w]*%(?![\w%])"  # %WINDOWS_VAR%
     r"|\{[A-Za-z_][\w.]+(?:\(\))?\}"  # {name} (f-strings, str.format), 2+ characters
@@ -116,10 +117,14 @@ _WHOLE_REFERENCE = re.compile(
     r"|%[sdvrqx]|\{\d*\}|\?"  # format holes
     r"|(?:%[sdvrqx]|\{\d*\})(?:[^\w\s{}%]{1,3}(?:%[sdvrqx]|\{\d*\}))+"  # %s:%s, {0}@{1}
     r"|<[^<>]{1,80}>"  # <your-token>, <API key>
+    # <string> as HTML escapes it, perhaps with the markup that closes around it
+    r"|(?i:(?:&lt;|&#x0*3c;|&#0*60;)[^<>&]{1,80}(?:>|&gt;?|&#x0*3e;?|&#0*62;?)(?:</[a-z]+>)*)"
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
+    # an attribute chain a highlighter's markup cuts: alice.<span class="fn">generateKeys
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\.<(?:span|a|code|em|strong|b|i|var)\b.*"
     r")[;,)]*"
 )
 _ENV_LOOKUP = re.compile(

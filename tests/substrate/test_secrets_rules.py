@@ -533,6 +533,31 @@ def test_an_attribute_chain_is_still_a_reference(text: str) -> None:
     assert find_secrets(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'creds = " --username=%s --password=%s" % (user, pw)',  # holes an option's value fills
+        "<li><code>passphrase</code>: &#x3C;string> Optional.</li>",  # <string>, as HTML writes
+        "passphrase: &lt;string&gt;",
+        # a highlighter's markup inside code: alice.generateKeys()
+        'const aliceKey = alice.<span class="hljs-title function_">generateKeys</span>();',
+    ],
+)
+def test_holes_and_code_as_documents_write_them_are_no_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password = "Tr0ub%s4dor"', "Tr0ub%s4dor"),  # a "%s" inside a value is no hole
+        ("password: &lt;b&gt;Tr0ub4dor&amp;3", "&lt;b&gt;Tr0ub4dor&amp;3"),
+    ],
+)
+def test_a_password_holding_what_looks_like_a_hole_is_found(text: str, secret: str) -> None:
+    assert [text[h.start : h.end] for h in find_secrets(text)] == [secret]
+
+
 HEX_KEY = rnd(32, HEX)
 
 
