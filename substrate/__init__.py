@@ -226,6 +226,7 @@ _EXPORTS: dict[str, str] = {
     "staged_changes": "substrate.secrets.sources",
     "StagedChanges": "substrate.secrets.sources",
     "tracked_files": "substrate.secrets.sources",
+    "TrackedPaths": "substrate.secrets.sources",
     "tracked_paths": "substrate.secrets.sources",
     "unstaged": "substrate.secrets.sources",
     "walk_sources": "substrate.secrets.sources",
@@ -872,6 +873,9 @@ if TYPE_CHECKING:
     )
     from substrate.secrets.sources import (
         StagedChanges as StagedChanges,
+    )
+    from substrate.secrets.sources import (
+        TrackedPaths as TrackedPaths,
     )
     from substrate.secrets.sources import (
         git_toplevel as git_toplevel,

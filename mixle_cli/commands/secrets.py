@@ -68,6 +68,7 @@ class Run:
     stale_baseline: int = 0  # baseline entries of the files scanned that match nothing now
     settings: str = ""  # the file whose [secrets] table was applied ("": none)
     unmerged: int = 0  # staged paths with an unresolved conflict, which nothing stands for
+    missing: int = 0  # tracked files --all found deleted from the work tree: nothing to read
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -163,21 +164,46 @@ def _from_git(what: str, get: Callable[[], T]) -> T:
 
 
 def _staged(cfg: ScanConfig, jobs: int) -> Run:
-    from substrate import reported_path, scan_contents, scan_oversized, staged_changes
+    from substrate import reported_path, staged_changes
 
     changes = _from_git("no files given to scan", lambda: staged_changes(max_bytes=cfg.max_bytes))
     run = Run(removed=[reported_path(p) for p in changes.removed], unmerged=len(changes.unmerged))
+    _scan_stored(run, changes.blobs, changes.oversized, cfg, jobs)
+    return run
+
+
+def _tracked(cfg: ScanConfig, jobs: int) -> Run:
+    from substrate import tracked_paths
+
+    tracked = _from_git(
+        "--all scans the files git tracks", lambda: tracked_paths(max_bytes=cfg.max_bytes)
+    )
+    run = Run(_scan_sources(tracked.files, cfg, jobs), complete=True, missing=len(tracked.missing))
+    _scan_stored(run, tracked.stored, tracked.oversized, cfg, jobs)
+    return run
+
+
+def _scan_stored(
+    run: Run,
+    blobs: list[tuple[str, bytes | None]],
+    oversized: list[tuple[str, bytes]],
+    cfg: ScanConfig,
+    jobs: int,
+) -> None:
+    """Add to ``run`` the scans of content git gave (``blobs``; None: git gave none, an
+    error) and of the blobs over the size cap, from their first bytes (``oversized``)."""
+    from substrate import scan_contents, scan_oversized
+
     contents: list[tuple[str, bytes]] = []
-    for path, blob in changes.blobs:
+    for path, blob in blobs:
         if blob is None:
-            unstaged = ScanError("cannot read the staged content of", _safe(path), "git gave none")
-            run.errors.append(unstaged)
+            unread = ScanError("cannot read the staged content of", _safe(path), "git gave none")
+            run.errors.append(unread)
         else:
             contents.append((path, blob))
     workers = jobs or _auto_workers(len(contents), (len(blob) for _, blob in contents))
-    run.scans = list(scan_contents(contents, config=cfg, workers=workers))
-    run.scans += [scan_oversized(head, path=p, config=cfg) for p, head in changes.oversized]
-    return run
+    run.scans += scan_contents(contents, config=cfg, workers=workers)
+    run.scans += [scan_oversized(head, path=p, config=cfg) for p, head in oversized]
 
 
 def _scan_sources(sources: list[ScanSource], cfg: ScanConfig, jobs: int) -> list[TextScan]:
@@ -362,6 +388,7 @@ def _report_files(
                 "n_suppressed": suppressed,
                 "settings": _safe(run.settings) if run.settings else None,
                 "n_stale_baseline": run.stale_baseline,
+                "n_missing": run.missing,
                 "findings": [f.as_dict() for f in findings],
                 "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
                 "errors": [error.as_dict() for error in run.errors],
@@ -495,7 +522,12 @@ def scan_secrets(
         ),
     ] = None,
     all_files: Annotated[
-        bool, typer.Option("--all", help="Scan every file tracked by git (the work tree copy).")
+        bool,
+        typer.Option(
+            "--all",
+            help="Scan every file tracked by git (the work tree copy; the index's for the files "
+            "a sparse checkout leaves out).",
+        ),
     ] = False,
     items: Annotated[
         bool,
@@ -585,11 +617,12 @@ def scan_secrets(
             usage("--literal-paths and --jobs apply to files, not to --items")
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
-        from substrate import scan_contents, tracked_paths
-
-        sources, stored = _from_git("--all scans the files git tracks", tracked_paths)
-        scans = _scan_sources(sources, cfg, jobs) + list(scan_contents(stored, config=cfg))
-        run = Run(scans, complete=True)
+        run = _tracked(cfg, jobs)
+        if run.missing and not quiet:  # a tracked file left out must not go unsaid
+            output.note(
+                f"note: {run.missing} tracked file(s) deleted from the work tree were not "
+                "scanned (a commit -a would delete them)"
+            )
     elif paths:
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:

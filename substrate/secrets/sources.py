@@ -180,18 +180,13 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
         cwd=cwd,
     )
     diff = _parse_raw_diff(raw)
-    large: list[tuple[str, bytes]] = []
-    if max_bytes is not None:
-        sizes = _blob_sizes(diff.staged, cwd)
-        large = [entry for entry in diff.staged if sizes.get(entry[0], 0) > max_bytes]
-    unread = set(large)
-    small = [entry for entry in diff.staged if entry not in unread]
+    blobs, oversized = _index_contents(diff.staged, max_bytes, cwd)
     # a submodule is another repository's commit: only its name is committed here
-    blobs = _read_blobs(small, cwd) + [(os.fsdecode(path), b"") for path in diff.gitlinks]
+    blobs += [(os.fsdecode(path), b"") for path in diff.gitlinks]
     return StagedChanges(
         blobs,
         [os.fsdecode(path) for path in diff.removed],
-        [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large],
+        oversized,
         [os.fsdecode(path) for path in diff.unmerged],
     )
 
@@ -225,6 +220,22 @@ def _parse_raw_diff(raw: bytes) -> _RawDiff:
             diff.staged.append((meta[3], path))
         i += 3 if two_paths else 2
     return diff
+
+
+def _index_contents(
+    entries: list[tuple[str, bytes]], max_bytes: int | None, cwd: str | None
+) -> tuple[list[tuple[str, bytes | None]], list[tuple[str, bytes]]]:
+    """The content of each ``(object id, path)``, as ``_read_blobs`` gives it, but for the
+    blobs over ``max_bytes``: given apart, with their first ``BINARY_PROBE_BYTES`` bytes only
+    (``StagedChanges.oversized``)."""
+    large: list[tuple[str, bytes]] = []
+    if max_bytes is not None:
+        sizes = _blob_sizes(entries, cwd)
+        large = [entry for entry in entries if sizes.get(entry[0], 0) > max_bytes]
+    unread = set(large)
+    small = [entry for entry in entries if entry not in unread]
+    heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
+    return _read_blobs(small, cwd), heads
 
 
 def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[str, bytes | None]]:
@@ -298,6 +309,20 @@ def unstaged(path: str, cwd: str | None = None) -> bool:
     return status[:2] == b"??" or status[1:2] not in (b"", b" ")
 
 
+@dataclass(frozen=True)
+class TrackedPaths:
+    """Every path git tracks, as ``tracked_paths`` sorts them: the regular files of the work
+    tree, to read (``files``); what is scanned as the index stores it (``stored``, path and
+    content as ``staged_blobs`` gives them); the blobs of those over the size cap, by their
+    first bytes (``oversized``, as ``StagedChanges.oversized``); and the paths missing from
+    the work tree, which nothing is read for (``missing``)."""
+
+    files: list[ScanSource]
+    stored: list[tuple[str, bytes | None]]
+    oversized: list[tuple[str, bytes]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
 def tracked_files(cwd: str | None = None) -> list[ScanSource]:
     """Every file git tracks, as it is in the work tree, reported relative to the root: the
     regular files there (a link checked out as a file holding its target, as git does
@@ -307,37 +332,55 @@ def tracked_files(cwd: str | None = None) -> list[ScanSource]:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
-    return tracked_paths(cwd)[0]
+    return tracked_paths(cwd).files
 
 
-def tracked_paths(
-    cwd: str | None = None,
-) -> tuple[list[ScanSource], list[tuple[str, bytes]]]:
+def tracked_paths(cwd: str | None = None, *, max_bytes: int | None = None) -> TrackedPaths:
     """Every path git tracks, as the work tree holds it: the regular files, to read
     (``tracked_files``); and what is scanned as a commit stores it, with no file read: each
-    link's target text (never the file it leads to, in the repository or out), and each
-    submodule's name, with no content (it is another repository's commit), as
-    ``staged_blobs`` gives them. Tracked paths gone from the work tree are left out.
+    link's target text (never the file it leads to, in the repository or out), each
+    submodule's name, with no content (it is another repository's commit), and the index
+    blob of each path git keeps out of the work tree (skip-worktree, as a sparse checkout
+    marks the paths outside it), as ``staged_blobs`` gives them, those over ``max_bytes``
+    apart (``TrackedPaths.oversized``). A tracked path gone from the work tree otherwise
+    (deleted: a ``commit -a`` removes it) is only named (``TrackedPaths.missing``).
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
     files: list[ScanSource] = []
-    stored: list[tuple[str, bytes]] = []
-    for real, shown, submodule in _tracked(cwd):
-        if submodule:
-            stored.append((shown, b""))
-            continue
-        kind = _kind(real)
-        if kind == "file":
-            files.append(ScanSource(real, shown))
-        elif kind == "link":
-            try:
-                stored.append((shown, os.fsencode(os.readlink(real))))
-            except OSError:  # gone meanwhile
-                continue
-    return files, stored
+    stored: list[tuple[str, bytes | None]] = []
+    missing: list[str] = []
+    in_index: list[tuple[str, bytes]] = []  # (object id, path) of the paths read from the index
+    for entry in _tracked(cwd):
+        if entry.mode == _SUBMODULE:
+            stored.append((entry.shown, b""))
+        elif entry.skip_worktree:
+            # git neither writes nor reads the work tree for it (status, diff and commit -a
+            # pass it by): its blob is what the repository holds. A copy found there anyway
+            # (put back by hand, or a file kept out of commits with `git update-index
+            # --skip-worktree`) is not, and read instead it would hide a secret the blob has.
+            in_index.append((entry.oid, entry.name))
+        else:
+            kind = _kind(entry.real) if entry.in_place else ""
+            target = _link_target(entry.real) if kind == "link" else None
+            if kind == "file":
+                files.append(ScanSource(entry.real, entry.shown))
+            elif target is not None:
+                stored.append((entry.shown, target))
+            else:
+                missing.append(entry.shown)
+    blobs, oversized = _index_contents(in_index, max_bytes, cwd)
+    return TrackedPaths(files, stored + blobs, oversized, missing)
+
+
+def _link_target(path: str) -> bytes | None:
+    """The target of the link at ``path`` (None when it is gone)."""
+    try:
+        return os.fsencode(os.readlink(path))
+    except OSError:
+        return None
 
 
 def _comparable(path: str) -> str:
@@ -356,25 +399,42 @@ def _kind(path: str) -> str:
     return "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else ""
 
 
-def _tracked(cwd: str | None) -> Iterator[tuple[str, str, bool]]:
-    """``(path in the work tree, path from the root, whether a submodule)`` of each path git
-    tracks, once, but for the paths below a folder the work tree holds as a link (git takes
-    them as deleted; read through the link, they would be another tree's files)."""
+class _Tracked(NamedTuple):
+    name: bytes  # the path from the root, as git lists it
+    shown: str  # the same, decoded
+    real: str  # the path in the work tree
+    mode: str
+    oid: str
+    skip_worktree: bool  # git keeps it out of the work tree: a sparse checkout's path outside
+    in_place: bool  # False below a folder the work tree holds as a link (git takes it as deleted)
+
+
+def _tracked(cwd: str | None) -> Iterator[_Tracked]:
+    """Each path git tracks, once. Read through a folder the work tree holds as a link, a
+    path's file would be another tree's: ``in_place`` says so."""
     top = git_toplevel(cwd)
     real_top = _comparable(os.path.realpath(top))
     in_place: dict[str, bool] = {}  # folder -> whether it is where the tree has it
     seen: set[bytes] = set()
-    for entry in _git(["-C", top, "ls-files", "-z", "-s"]).split(b"\0"):
-        # "<mode> <oid> <stage>\t<path>"; a conflicted path is listed once per stage
+    for entry in _git(["-C", top, "ls-files", "-z", "-s", "-t"]).split(b"\0"):
+        # "<tag> <mode> <oid> <stage>\t<path>": tag S for skip-worktree (M for a conflicted
+        # path, listed once per stage)
         meta, _, name = entry.partition(b"\t")
-        mode = meta.split(b" ", 1)[0].decode()
         if not name or name in seen:
             continue
         seen.add(name)
+        tag, mode, oid = meta.decode().split(" ")[:3]
         shown = os.fsdecode(name)
         folder = os.path.dirname(shown)
         if folder and folder not in in_place:
             real = _comparable(os.path.realpath(os.path.join(top, folder)))
             in_place[folder] = real == _comparable(os.path.join(real_top, folder))
-        if not folder or in_place[folder]:
-            yield os.path.join(top, shown), shown, mode == _SUBMODULE
+        yield _Tracked(
+            name,
+            shown,
+            os.path.join(top, shown),
+            mode,
+            oid,
+            tag == "S",
+            not folder or in_place[folder],
+        )

@@ -914,13 +914,134 @@ def test_all_scans_tracked_files_only(mixle: Run, repo: Path) -> None:
     dirty(repo, "tracked.py")
     clean(repo, "gone.py")
     git(repo, "add", "tracked.py", "gone.py")
-    (repo / "gone.py").unlink()  # tracked but deleted: not an error
     dirty(repo, "untracked.py")
     result = mixle("scan-secrets", "--all", "--json")
     assert result.exit_code == 1, result.stderr
     doc = result.json()
     assert {f["path"] for f in doc["findings"]} == {"tracked.py"}
-    assert doc["n_files"] == 1 and doc["errors"] == []
+    assert doc["n_files"] == 2 and doc["errors"] == [] and doc["n_missing"] == 0
+    assert "note:" not in result.stderr
+
+
+@needs_git
+def test_all_says_how_many_tracked_files_were_deleted_from_the_work_tree(
+    mixle: Run, repo: Path
+) -> None:
+    # a deleted file has nothing to read (a commit -a deletes it): once left out unsaid
+    clean(repo, "kept.py")
+    dirty(repo, "gone.py")
+    git(repo, "add", "kept.py", "gone.py")
+    (repo / "gone.py").unlink()  # not an error
+    doc = mixle("scan-secrets", "--all", "--json").json()
+    assert doc["clean"] and doc["n_files"] == 1 and doc["n_missing"] == 1
+    text = mixle("scan-secrets", "--all")
+    assert text.exit_code == 0
+    assert text.stderr.splitlines() == [
+        "note: 1 tracked file(s) deleted from the work tree were not scanned "
+        "(a commit -a would delete them)",
+        "no secrets in 1 file(s)",
+    ]
+    assert mixle("scan-secrets", "--all", "-q").stderr == ""
+
+
+def sparse(repo: Path, *patterns: str) -> None:
+    """Check out only the paths matching ``patterns``: git marks the others skip-worktree and
+    takes them out of the work tree."""
+    done = git(repo, "sparse-checkout", "set", "--no-cone", *patterns)
+    if done.returncode != 0:
+        pytest.skip(f"git sparse-checkout set --no-cone: {done.stderr.strip()}")
+
+
+@needs_git
+def test_all_reads_the_files_a_sparse_checkout_leaves_out_from_the_index(
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.secrets.sources as sources
+
+    (repo / "docs").mkdir()
+    clean(repo / "docs", "base.py")
+    dirty(repo / "keys", "deploy.py")
+    (repo / "keys" / "shortcut").symlink_to(f"/opt/{AWS}")  # a link: its target is scanned
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    full = mixle("scan-secrets", "--all", "--jsonl").jsonl()
+    sparse(repo, "/docs/")
+    assert not (repo / "keys").exists()
+    read, real_read = [], sources._read_blobs
+
+    def reading(staged: list[tuple[str, bytes]], cwd: str | None) -> Any:
+        read.append([path for _, path in staged])
+        return real_read(staged, cwd)
+
+    monkeypatch.setattr(sources, "_read_blobs", reading)
+    result = mixle("scan-secrets", "--all", "--json")
+    assert read == [[b"keys/deploy.py", b"keys/shortcut"]]  # in one git cat-file run
+    assert result.exit_code == 1, result.stderr
+    doc = result.json()
+    assert doc["n_files"] == 3 and doc["n_missing"] == 0 and doc["errors"] == []
+    # as a full checkout reads them: a baseline of either suits the other
+    assert doc["findings"] == full
+    assert {(f["path"], f["line"]) for f in full} == {
+        ("keys/deploy.py", 3),
+        ("keys/deploy.py", 4),
+        ("keys/shortcut", 1),
+    }
+    monkeypatch.chdir(repo / "docs")  # paths from the root, from any subfolder
+    for form in ([], ["--jsonl"], ["--sarif"]):
+        shown = mixle("scan-secrets", "--all", *form)
+        assert shown.exit_code == 1, form
+        assert_no_secret(shown.stdout, shown.stderr)
+    text = mixle("scan-secrets", "--all")
+    assert "keys/deploy.py:3:10: github_token" in text.stdout
+    assert "3 secret(s) in 2 of 3 file(s)" in text.stderr
+
+
+@needs_git
+def test_all_applies_the_size_cap_to_the_files_a_sparse_checkout_leaves_out(
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.secrets.sources as sources
+
+    (repo / "dump.sql").write_text("-- rows\n" * 400 + f"token={GH}\n", encoding="utf-8")
+    (repo / "photo.bin").write_bytes(b"\x89PNG\0" * 400)  # over the cap, and binary: a pass
+    (repo / "scan.toml").write_text("[secrets]\nmax_file_bytes = 1024\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    sparse(repo, "/scan.toml")
+    read, real_read = [], sources._read_blobs
+
+    def reading(staged: list[tuple[str, bytes]], cwd: str | None) -> Any:
+        read.extend(path for _, path in staged)
+        return real_read(staged, cwd)
+
+    monkeypatch.setattr(sources, "_read_blobs", reading)
+    result = mixle("scan-secrets", "--all", "--config", "scan.toml", "--json")
+    assert read == []  # never read whole, as in a staged scan
+    assert result.exit_code == 3
+    report = result.json()
+    assert report["skipped"] == [{"path": "photo.bin", "reason": "binary"}]
+    assert [error["path"] for error in report["errors"]] == ["dump.sql"]
+    assert GH not in result.stdout + result.stderr
+
+
+@needs_git
+def test_all_reads_a_skip_worktree_file_from_the_index_even_if_the_work_tree_has_one(
+    mixle: Run, repo: Path
+) -> None:
+    # git passes the work tree's copy by (status, diff, commit -a): the blob is what the
+    # repository holds, and a clean copy beside it must not hide its secret
+    dirty(repo, "settings.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    assert git(repo, "update-index", "--skip-worktree", "settings.py").returncode == 0
+    clean(repo, "settings.py")
+    assert git(repo, "status", "--porcelain").stdout == ""
+    result = mixle("scan-secrets", "--all", "--jsonl")
+    assert result.exit_code == 1
+    assert {(r["path"], r["line"]) for r in result.jsonl()} == {
+        ("settings.py", 3),
+        ("settings.py", 4),
+    }
 
 
 def hook_entry() -> list[str]:
