@@ -145,17 +145,22 @@ def listed_ids(values: list[str]) -> list[str]:
     return ids
 
 
+# The longest line of ids piped in: a JSON line of ``get --jsonl`` holds a whole item
+_ID_LINE_LIMIT = 64 << 20
+
+
 def _piped_ids() -> list[str]:
     """The ids read from standard input, a line at a time (a listing of a large shard holds
-    far more than any query: only its ids are kept): bare, as JSON strings (``jq .id``
-    without ``-r``) or as JSON objects' ``id``."""
-    ids = []
-    for number, raw in enumerate(stdin_lines(), start=1):
-        line = raw.strip()
+    far more than any query: only its ids are kept, each once): bare, as JSON strings (``jq
+    .id`` without ``-r``) or as JSON objects' ``id``."""
+    ids: dict[str, None] = {}
+    lines = stdin_lines(_ID_LINE_LIMIT, "an item id, or a listing's JSON line")
+    for number, raw in enumerate(lines, start=1):
+        line = raw.removeprefix(b"\xef\xbb\xbf").strip()  # (a byte-order mark an editor wrote)
         if not line:
             continue
         if line[:1] not in (b"{", b"[", b'"'):
-            ids.append(_decoded(line, number))
+            ids[_decoded(line, number)] = None
             continue
         try:
             found = orjson.loads(line)
@@ -168,8 +173,8 @@ def _piped_ids() -> list[str]:
                 f"standard input line {number}: a JSON line with no id (pipe the --jsonl "
                 "output of a listing, one item per line, not its --json document)"
             )
-        ids.append(found)
-    return ids
+        ids[found] = None
+    return list(ids)
 
 
 def _decoded(line: bytes, number: int) -> str:
@@ -177,7 +182,7 @@ def _decoded(line: bytes, number: int) -> str:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise typer.BadParameter(f"standard input line {number} is not UTF-8") from exc
-    if len(text.split()) != 1:  # an id is one word: this is some other listing
+    if len(text.split()) != 1 or not text.isprintable():  # an id is one word: not a listing
         raise typer.BadParameter(f"standard input line {number} is not an item id")
     return text
 

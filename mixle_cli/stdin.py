@@ -49,11 +49,17 @@ def stdin_within(limit: int, hint: str) -> bytes:
         return read_limited(stdin_stream(), limit, "standard input", hint)
 
 
-def stdin_lines() -> Iterator[bytes]:
+def stdin_lines(limit: int, what: str) -> Iterator[bytes]:
     """Standard input a line at a time (``stdin_stream``), a stream that cannot be read
-    refused as ``stdin_within`` refuses it."""
+    refused as ``stdin_within`` refuses it. A line longer than ``limit`` bytes is bad usage
+    (``what`` says what a line should be), found without reading on: ``< /dev/zero`` holds no
+    line end, and must neither take all the memory there is nor keep Ctrl-C waiting."""
     with _readable():
-        yield from stdin_stream()
+        stream = stdin_stream()
+        for number, line in enumerate(iter(lambda: stream.readline(limit + 1), b""), start=1):
+            if len(line) > limit:
+                usage(f"standard input line {number} is longer than {limit} bytes: not {what}")
+            yield line
 
 
 @contextlib.contextmanager

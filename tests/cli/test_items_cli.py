@@ -143,6 +143,21 @@ def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) 
     assert mixle("ls", "--json").json()[0]["id"] == kept  # nothing removed by bad input
 
 
+def test_ids_piped_in_are_read_within_bounds(
+    mixle, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = mixle("add", "a note").stdout.strip()
+    monkeypatch.setattr("mixle_cli.evidence._ID_LINE_LIMIT", 1000)
+    for command in ("get", "rm", "publish", "propose"):  # (< /dev/zero: no line end, ever)
+        endless = mixle(command, "-", input="\0" * 5000)
+        assert endless.exit_code == 2 and "line 1 is longer than 1000 bytes" in endless.stderr
+    assert "line 1 is not an item id" in mixle("get", "-", input="\0\0\0\n").stderr
+    # an editor's byte-order mark is no part of the id; an id given twice is read once
+    got = mixle("get", "-", "--json", input=f"\ufeff{note}\n{note}\n")
+    assert got.exit_code == 0 and [i["id"] for i in got.json()] == [note]
+    assert mixle("ls", "--json").json()[0]["id"] == note  # nothing removed by bad input
+
+
 def test_ids_piped_in_as_json_strings_or_a_json_document(mixle, isolated_shard_env: Path) -> None:
     note = mixle("add", "a note").stdout.strip()
     quoted = mixle("get", "-", "--json", input=f'"{note}"\n')  # jq .id, without -r
