@@ -787,8 +787,10 @@ def _adapt(
     name = root or str(target)
     _refuse_the_shard(substrate, [name])
     where = None if name == "-" else str(Path(name).absolute())  # as `ingest` reports a path
+    if name == "-":  # standard input is told by its source's name, as `ingest -` tells it
+        name = options.get("source") or "stdin"
     found = [replace(issue, path=issue.path or where) for issue in problems or []]
-    report = IngestReport(roots=[where or name], issues=found)
+    report = IngestReport(roots=[where or f"stream:{name}"], issues=found)
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
     writes_to = app_state.write_scope(scope, by)
@@ -920,7 +922,7 @@ def ingest_docs_command(
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
     own_file = file != "-" and shard_file(Path(file))  # refused unread, as other forms do
-    raw = b"" if own_file else _passages_within_limit(ctx, file, source or file, json=json,
+    raw = b"" if own_file else _passages_within_limit(ctx, file, source or name, json=json,
                                                          quiet=quiet)  # fmt: skip
     if raw is None:  # failed, as a file named to `ingest` does, and said why
         return
@@ -952,7 +954,7 @@ def _passages_within_limit(
     if size is not None and size <= limit:
         return raw
     where = None if path is None else os.path.abspath(path)
-    report = IngestReport(roots=[where or file], files_scanned=1)
+    report = IngestReport(roots=[where or f"stream:{shown}"], files_scanned=1)
     report.failed(shown, where, too_large(size, limit))
     _finish(report, json=json, quiet=quiet)
     return None

@@ -629,9 +629,12 @@ def test_ingest_artifacts_and_docs_from_stdin(
         ("registry/broken/manifest.json", str(tmp_path / "registry/broken/manifest.json"))
     ]
     docs = mixle("ingest-docs", "-", "--json", input='"from a pipe"\n')
-    assert docs.exit_code == 0 and docs.json()["root"] == "-"
+    assert docs.exit_code == 0 and docs.json()["root"] == "stream:stdin"  # as `ingest -` says
     assert (docs.json()["files_scanned"], docs.json()["bytes_read"]) == (1, 14)
-    assert sorted(r["kind"] for r in mixle("ls", "--json").json()) == ["artifact", "text"]
+    named = mixle("ingest-docs", "-", "--source", "feed", "--json", input='"from a feed"\n')
+    assert named.json()["roots"] == ["stream:feed"]
+    assert [(f["source"], f["path"]) for f in named.json()["files"]] == [("feed", None)]
+    assert sorted(r["kind"] for r in mixle("ls", "--json").json()) == ["artifact", "text", "text"]
 
 
 def test_standard_input_can_be_named_only_once(mixle) -> None:
@@ -989,6 +992,7 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
     assert named["roots"] == [str(rows)] and named["files"][0]["source"] == "runs"
     piped = mixle("ingest-docs", "-", input='"a passage that runs past forty bytes of text"\n')
     assert "larger than the size limit (more than 40 bytes)" in piped.stderr
+    assert "stdin: " in piped.stderr  # the stream, named as its items would be
     assert piped.exit_code == 1  # a stream is not read twice: nothing of it went in
     assert mixle("ls", "--json").json() == []
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
