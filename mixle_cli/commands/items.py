@@ -359,10 +359,10 @@ def ls(
 
     held = False  # whether the scope asked for holds an item (before the other filters)
     skipped = 0  # items that matched before the page --offset asks for
+    shown = 0
 
     def selected() -> Iterator[SubstrateItem]:
-        nonlocal held, skipped
-        shown = 0
+        nonlocal held, skipped, shown
         app_state = state(ctx)
         substrate = app_state.substrate()
         only = app_state.read_scope(scope)
@@ -382,22 +382,28 @@ def ls(
             shown += 1
             yield item
 
-    if how is Mode.JSONL:
-        output.emit_jsonl(item_summary(item) for item in selected())
-        return
-    if how is Mode.JSON:
-        output.emit_json([item_summary(item) for item in selected()])
+    def say_none() -> None:
+        """Why nothing is listed, on stderr in every output form, as search says it: a
+        mistyped scope in `ls --scope X --jsonl | mixle rm -` must not pass unsaid."""
+        if skipped:
+            output.note(f"no items past the first {skipped} that match")
+        else:  # (read by kind, the scope may hold items of other kinds: then it is looked up)
+            output.note(state(ctx).nothing_in(scope, held=held or (None if one_kind else False)))
+
+    if how is not Mode.TEXT:
+        if how is Mode.JSONL:
+            output.emit_jsonl(item_summary(item) for item in selected())
+        else:
+            output.emit_json([item_summary(item) for item in selected()])
+        if not shown:
+            say_none()
         return
     rows, origins = [], []  # the summaries, and of each item where it came from alone
     for item in selected():
         rows.append(item_summary(item))
         origins.append(_origin(item))
-    if not rows and skipped:
-        output.note(f"no items past the first {skipped} that match")
-        return
-    if not rows:  # as search says it: a table of headings alone reads as output
-        # (read by kind, the scope may hold items of other kinds: then it is looked up)
-        output.note(state(ctx).nothing_in(scope, held=held or (None if one_kind else False)))
+    if not rows:  # (a table of headings alone would read as output)
+        say_none()
         return
     output.table(  # two files that read alike told apart by their folders, as search does
         ["id", "kind", "scope", "tags", "source", "title"],

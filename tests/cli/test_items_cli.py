@@ -118,6 +118,9 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     none = mixle("ls", "--tag", "nowhere")  # said as search says it, not a table of headings
     assert none.exit_code == 0 and none.stdout == "" and none.stderr == "no matching items\n"
     assert mixle("ls", "--tag", "nowhere", "--json").json() == []
+    for form in ("--json", "--jsonl"):  # said beside the data too: `ls ... --jsonl | rm -`
+        piped = mixle("ls", "--scope", "nowhere", form)
+        assert piped.exit_code == 0 and "no item you may read is in scope" in piped.stderr
 
 
 def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) -> None:
