@@ -284,11 +284,13 @@ def ask_cmd(
         packet = answer.context
         miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)
     disagree = _disagreeing(answer)
+    dangling = citations_to_nothing(answer.answer, len(answer.context))
     if json:
         data = answer.as_dict()
         data["answerer"] = chosen.label
         data["factuality"] = receipt.as_dict() if receipt is not None else None
         data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
+        data["dangling_citations"] = dangling
         data["changed_sources"] = answer.changed_sources()
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
             entry["where"] = where_text(entry, entry["quoted_lines"])
@@ -299,8 +301,7 @@ def ask_cmd(
         passed_over_note(answer.passed_over_sources())  # replaced notes, not quoted
     if answer.abstained:
         raise typer.Exit(FOUND)
-    dangling = citations_to_nothing(answer.answer, len(answer.context))
-    if dangling and not json:  # --json says so in its "note"
+    if dangling and not json:  # --json lists them in "dangling_citations"
         named = ", ".join(f"[{n}]" for n in dangling)
         output.note(f"warning: {named} names no source; only the sources listed were given")
     doubt = _ungrounded(answer, receipt) or disagree

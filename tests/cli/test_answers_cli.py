@@ -661,6 +661,7 @@ def test_a_citation_to_no_source_exits_1_beside_a_valid_one(
     assert result.exit_code == 1 and "[9] names no source" in result.stderr
     data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
     assert data.exit_code == 1 and "[9] names no source" in data.json()["note"]
+    assert data.json()["dangling_citations"] == [9]  # for a script, not only in prose
 
 
 def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
