@@ -304,12 +304,14 @@ class AppState:
         if broken:  # neither there nor creatable: mkdir says only "File exists"
             fail(broken, OPERATIONAL, LINK_HINT)
         if root.exists() and not root.is_dir():
-            fail(f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
+            fail(f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _ANOTHER_FOLDER)
         if is_shard(root / ".mixle"):  # a project folder given for its shard
             inner = root / ".mixle"
             fail(f"no shard at {_shown(root)}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
         if self.command not in CREATING_COMMANDS:
-            fail(f"no shard at {_shown(root)}", OPERATIONAL, _NO_SHARD_HINT)
+            # a folder holding other files never becomes one: no write would create it there
+            hint = _ANOTHER_FOLDER if _holds_files(root) else _NO_SHARD_HINT
+            fail(f"no shard at {_shown(root)}", OPERATIONAL, hint)
 
     @property
     def saved(self) -> bool:
@@ -359,6 +361,19 @@ _NO_SHARD_HINT = (
     "check --shard or MIXLE_SHARD; `mixle init` makes one in this folder (./.mixle), "
     "and the first `mixle add` or `mixle ingest` that stores something creates this one"
 )
+
+
+_ANOTHER_FOLDER = (
+    "a shard is a folder of its own: name an empty or new one (--shard PATH/.mixle), or make "
+    "one beside your files with `mixle init`"
+)
+
+
+def _holds_files(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and next(folder.iterdir(), None) is not None
+    except OSError:
+        return False
 
 
 def state(ctx: typer.Context) -> AppState:

@@ -382,6 +382,10 @@ def test_an_ingest_that_stores_nothing_says_it_made_no_shard(
     assert f"nothing was stored, so {isolated_shard_env} is still no shard" in result.stderr
     missing = mixle("ls")  # the hint names when one is made
     assert missing.exit_code == 3 and "that stores something creates this one" in missing.stderr
+    # a folder of files never becomes one: the hint does not promise it
+    notes = mixle("--shard", str(tmp_path / "only-config"), "ls")
+    assert notes.exit_code == 3 and "a shard is a folder of its own" in notes.stderr
+    assert "creates this one" not in notes.stderr
 
 
 def test_index_from_a_newer_version_is_a_clear_error(
