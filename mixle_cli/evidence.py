@@ -141,8 +141,7 @@ def listed_ids(values: list[str]) -> list[str]:
         ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
         if not ids:  # a listing that found nothing: nothing to do (as xargs -r), and said so
             output.note("note: standard input held no item id")
-    given_ids(ids)
-    return ids
+    return list(given_ids(ids))
 
 
 # The longest line of ids piped in: a JSON line of ``get --jsonl`` holds a whole item
@@ -189,11 +188,14 @@ def _decoded(line: bytes, number: int) -> str:
 
 def given_ids(values: Any) -> Any:
     """An argument callback: an empty item id (an unset variable) is bad usage, not an id
-    that is not found."""
+    that is not found; white space around one (a quoted ``" $ID"``) is no part of it, as
+    on a line of standard input."""
     for value in [values] if isinstance(values, str) else values or ():
         if not value.strip():
             raise typer.BadParameter("an item id is empty (was a variable left unset?)")
-    return values
+    if isinstance(values, str):
+        return values.strip()
+    return None if values is None else [value.strip() for value in values]
 
 
 def known_kind(kind: str | None) -> str | None:

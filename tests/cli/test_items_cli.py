@@ -159,6 +159,8 @@ def test_ids_piped_in_are_read_within_bounds(
     got = mixle("get", "-", "--json", input=f"\ufeff{note}\n{note}\n")
     assert got.exit_code == 0 and [i["id"] for i in got.json()] == [note]
     assert mixle("ls", "--json").json()[0]["id"] == note  # nothing removed by bad input
+    quoted = mixle("get", f" {note} ", "--json")  # white space around it, as piped ids may
+    assert quoted.exit_code == 0 and [i["id"] for i in quoted.json()] == [note]
 
 
 def test_ids_piped_in_as_json_strings_or_a_json_document(mixle, isolated_shard_env: Path) -> None:
