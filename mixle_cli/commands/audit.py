@@ -218,8 +218,8 @@ def _print_freshness(report: dict[str, Any], max_age: str | None, published: set
     if not stale:
         output.emit_text(f"all {n} item(s) fresh")
         return
-    kinds = Counter(
-        signal.split(":", 1)[0] for s in report["stale"] for signal in set(s["signals"])
+    kinds = Counter(  # items by each kind of signal they have
+        kind for s in report["stale"] for kind in {sig.split(":", 1)[0] for sig in s["signals"]}
     )
     counted = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
     output.emit_text(f"{stale} of {n} item(s) stale ({counted})")
