@@ -165,11 +165,12 @@ def is_glued_name(key: str) -> bool:
 
 
 def _merge_camel_password(words: list[str]) -> list[str]:
-    """``PassWord`` splits into pass + word; put it back together."""
+    """``PassWord`` splits into pass + word (``pass_phrase`` into pass + phrase); put it
+    back together."""
     out: list[str] = []
     for w in words:
-        if out and out[-1] == "pass" and w == "word":
-            out[-1] = "password"
+        if out and out[-1] == "pass" and w in ("word", "phrase", "code"):
+            out[-1] = "pass" + w
         else:
             out.append(w)
     return out

@@ -321,6 +321,8 @@ def test_glued_password_names_are_passwords() -> None:
         ('pass_prod = "Xk9#mP2qLw7!"', "Xk9#mP2qLw7!"),  # random, under any name
         ('pass1 = "hunter2xyz"', "hunter2xyz"),  # numbered passwords stay passwords
         ('smtp_pass = "green"', "green"),  # "pass" last names what the value is
+        ('PASS_PHRASE = "correct horse battery"', "correct horse battery"),  # a passphrase
+        ('pass_code = "471199"', "471199"),
     ],
 )
 def test_pass_leading_a_name_needs_a_value_that_looks_random(text: str, secret: str | None) -> None:
