@@ -66,7 +66,7 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     required header headers env var vars variable variables location endpoint expiry expires
     expiration expire ttl timeout hash hashed hasher digest format version mode method provider
     scheme
-    store manager service class module handler factory reset change changed confirm
+    store manager mgr mngr service class module handler factory reset change changed confirm
     confirmation validation validator validators rule rules strength reuse history prefix
     suffix kind template input form box button btn icon link page view widget dialog modal
     screen route id ids index idx limit column col param params parameter arg args option

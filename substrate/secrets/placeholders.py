@@ -122,6 +122,7 @@ _WHOLE_REFERENCE = re.compile(
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
+    r"|[A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)+"  # a qualified name: arrow::StopToken, App::Key
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
     # an attribute chain a highlighter's markup cuts: alice.<span class="fn">generateKeys
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\.<(?:span|a|code|em|strong|b|i|var)\b.*"
@@ -158,8 +159,9 @@ def is_reference(value: str) -> bool:
         return False
     # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so (a longer
     # chain, config.S3Config.password, is one)
-    parts = v.split(".")
-    return not (len(parts) <= 2 and _CHAIN.fullmatch(v) and any(map(_random_part, parts)))
+    parts = v.replace("::", ".").split(".")
+    chained = _CHAIN.fullmatch(v.replace("::", "."))
+    return not (len(parts) <= 2 and chained and any(map(_random_part, parts)))
 
 
 _CHAIN = re.compile(r"[\w$?.]+")

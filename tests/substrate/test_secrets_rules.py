@@ -541,6 +541,8 @@ def test_an_attribute_chain_is_still_a_reference(text: str) -> None:
         "passphrase: &lt;string&gt;",
         # a highlighter's markup inside code: alice.generateKeys()
         'const aliceKey = alice.<span class="hljs-title function_">generateKeys</span>();',
+        'cdef cppclass CStopToken "arrow::StopToken":',  # a C++ name, as Cython declares it
+        'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request")',  # a manager's name
     ],
 )
 def test_holes_and_code_as_documents_write_them_are_no_secrets(text: str) -> None:
@@ -552,6 +554,7 @@ def test_holes_and_code_as_documents_write_them_are_no_secrets(text: str) -> Non
     [
         ('password = "Tr0ub%s4dor"', "Tr0ub%s4dor"),  # a "%s" inside a value is no hole
         ("password: &lt;b&gt;Tr0ub4dor&amp;3", "&lt;b&gt;Tr0ub4dor&amp;3"),
+        ('password = "Tr0ub::4dor"', "Tr0ub::4dor"),  # no one names a namespace so
     ],
 )
 def test_a_password_holding_what_looks_like_a_hole_is_found(text: str, secret: str) -> None:
