@@ -1,8 +1,9 @@
 """What a re-ingested item keeps of its stored version, and what is said of versions that go.
 
 An item ingested again with the same id has the same content, so what happened to it since
-belongs to it still: its age (``created_at``) and its proposals (``proposal``, the one under
-review, and ``proposals``, the history approvers rely on). Re-ingesting a file where another
+belongs to it still: its age (``created_at``), its proposals (``proposal``, the one under
+review, and ``proposals``, the history approvers rely on) and its versions (a merge into it
+that kept its text, with what the merge took in). Re-ingesting a file where another
 section changed must not withdraw a proposal nobody withdrew. An item whose content changed
 has a new id: a pending proposal of its old version cannot carry over (the reviewers saw other
 content), so the run says so, for the new version to be proposed again.
@@ -19,8 +20,8 @@ from substrate.itemline import decode, encode
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
 
-# provenance written by `propose`, `approve` and `reject` on the item itself
-CARRIED_KEYS = ("proposal", "proposals")
+# provenance written by `propose`, `approve`, `reject` and `merge` on the item itself
+CARRIED_KEYS = ("proposal", "proposals", "version", "version_history", "merged")
 _WORD = re.compile(r"\w+")
 
 

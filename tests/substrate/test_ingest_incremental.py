@@ -1286,6 +1286,23 @@ def test_an_ingest_leaves_an_item_merged_into_another_files_where_it_is(
         assert install.id not in report.ids and _outcomes_add_up(report)
 
 
+def test_an_item_a_merge_kept_the_text_of_keeps_its_versions_when_its_file_changes(
+    tree: Path, shard: Path
+) -> None:
+    _write(tree / "notes.txt", "first paragraph\n\nsecond paragraph\n")
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    texts = {item.text: item.id for item in store.iter_items()}
+    kept, other = texts["first paragraph"], texts["second paragraph"]
+    merge_versions(store, kept, other, prefer="keep")
+    store.save()
+    _write(tree / "notes.txt", "first paragraph\n\nsecond paragraph\n\nthird paragraph\n")
+    ingest_path(Substrate(shard), tree)  # another part of the file changed: not the kept one
+    item = Substrate(shard).get(kept)
+    assert item is not None and item.provenance["version"] == 1
+    assert [entry["merged_from"] for entry in item.provenance["version_history"]] == [other]
+
+
 def test_a_file_whose_every_item_was_merged_away_is_unchanged_not_empty(
     tree: Path, shard: Path
 ) -> None:
