@@ -218,7 +218,8 @@ _REOPTIONED_HINT = (
     "note: {n} file(s) read again though their content is unchanged: their last ingest "
     "had other --tag, --as, "
     "--chunk-chars or --no-redact options, named them from another folder, or was an older "
-    "mixle's, which parsed files otherwise"
+    "mixle's, which parsed files otherwise; an item of such a file removed (`mixle rm`) or "
+    "merged away since is stored again"
 )
 
 

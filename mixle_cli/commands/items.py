@@ -456,7 +456,8 @@ def rm(
     An item ingested from a file stays removed while the file is unchanged, `compact` or not,
     `ingest --rehash` too: an ingest gives it back only when the file's content changes, or
     when it ingests the file with other options (`--scope`, `--tag`, `--chunk-chars`, the
-    format's `ingest --as`, `--no-redact`), or, for a file none of whose items is left, when
+    format's `ingest --as`, `--no-redact`) or a newer mixle parses files otherwise (once,
+    after an upgrade: the ingest says so), or, for a file none of whose items is left, when
     the index/ folder, where the shard remembers what it ingested, was deleted.
     """
     app_state = state(ctx)

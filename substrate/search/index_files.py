@@ -131,7 +131,8 @@ def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
     if version > FORMAT_VERSION:
         raise ShardFormatError(
             f"{path} was written by a newer mixle (search index format {version}, this version "
-            f"reads up to {FORMAT_VERSION}); upgrade mixle, or delete {path.parent} to rebuild"
+            f"reads up to {FORMAT_VERSION}); upgrade mixle, or rebuild the index from the log "
+            "(`mixle reindex`)"
         )
     if version < FORMAT_VERSION or meta.get("build_key") != params.build_key():
         raise StaleIndex(f"{path.name} was built with other parameters")
