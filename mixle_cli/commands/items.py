@@ -558,6 +558,8 @@ def _index_line(index: dict[str, Any]) -> str:
         "unsupported": "written by a newer mixle",
     }
     hint = hints.get(str(index.get("state")))
+    if hint and index.get("state") == "stale" and index.get("reason"):
+        hint = f"{output.one_line(str(index['reason']))}: {hint}"  # why, as --json tells it
     return f"{line} ({hint})" if hint else line
 
 

@@ -619,6 +619,8 @@ def test_audit_names_each_file_the_manifest_names_that_is_missing_until_a_reinde
     status = mixle("status", "--json")
     assert status.exit_code == 0
     assert status.json()["index"]["state"] == "stale"  # not fresh: a search must rebuild it
+    reason = status.json()["index"]["reason"]
+    assert f"({reason}: the next search rebuilds it)" in mixle("status").stdout  # and why
     assert mixle("reindex").exit_code == 0
     assert mixle("audit").exit_code == 0
 
