@@ -53,6 +53,7 @@ from substrate.questions import (
     frame_of,
     identifiers_in_place,
     named_terms,
+    states_frame,
     terms_said,
 )
 from substrate.quotelines import CITATION
@@ -113,7 +114,7 @@ class ExtractiveAnswerer:
                 candidates[pos]
                 for pos in bridged_pair(question, candidates, packet, asked.frame) or ()
             ]
-            quotes = [_quoted(c) for c in pair]
+            quotes = [_quoted(c, asked) for c in pair]
             says = set().union(*(c.have | terms(c.heading) for c in pair))
             if quotes and asked.subject <= says and len(_joined(quotes)) <= self.max_chars:
                 chosen, covered = quotes, says
@@ -172,7 +173,7 @@ class ExtractiveAnswerer:
                 continue  # adds no question term the answer does not already carry
             if " ".join(shown.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
-            quote = _quoted(candidates[pos])
+            quote = _quoted(candidates[pos], asked)
             gap = len(_gap(chosen[-1])) if chosen else 0
             if used + gap + len(quote) > self.max_chars:
                 continue
@@ -317,6 +318,9 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     named = headed & wanted
     if named and have | named >= asked.whole:
         have, said = have | named, f"{heading} {sentence}"
+    lead = _lead_in(asked, under, sentence, have)
+    if lead:  # "Returns the default watermark." then "Defaults to `65536`."
+        have, said = have | (terms(lead) & asked.whole), f"{lead} {said}"
     ids = asked.ids
     if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
         return None  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
@@ -353,7 +357,18 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     if asked.task and not is_step(sentence) and not asked.task <= terms(said) | have | headed:
         return None  # how to create a virtualenv, asked how to uninstall a version
     quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
-    return Quotable(under.n, sentence, have, said.lower(), quote, heading)
+    return Quotable(under.n, sentence, have, said.lower(), f"{lead} {quote}".lstrip(), heading)
+
+
+def _lead_in(asked: Asked, under: _Under, sentence: str, have: frozenset[str]) -> str:
+    """The sentence before ``sentence`` when it names what ``sentence`` gives the value of
+    (what the question's frame asks, "Defaults to `65536`." after "Returns the default
+    watermark used by streams."), which it does not: quoted together, "" otherwise."""
+    before = under.before
+    if not (asked.frame and before and states_frame(sentence, asked.frame)):
+        return ""
+    named = terms(before) & (asked.whole - have)
+    return before if named and not states_frame(before, asked.frame) else ""
 
 
 # A candidate's rank, less the question's words it uses as written, its place among the
@@ -566,9 +581,37 @@ def _gap(before: str) -> str:
     return " " if ends_sentence(_CITATION.sub("", before)) else "\n\n"
 
 
-def _quoted(candidate: Quotable) -> str:
-    """A candidate as an answer quotes it: its sentence (as an entry of its heading), cited."""
-    return _unbracketed(truncate(as_shown(candidate.quote), 300)) + f" [{candidate.n}]"
+def _quoted(candidate: Quotable, asked: Asked) -> str:
+    """A candidate as an answer quotes it: its sentence (as an entry of its heading), cited;
+    a long one cut to the part of it that says what is asked (``_part_asked``)."""
+    shown = as_shown(candidate.quote)
+    return _unbracketed(_part_asked(shown, asked)) + f" [{candidate.n}]"
+
+
+# The longest quote of one sentence; a longer one is cut
+_QUOTE_CHARS = 300
+# Where a clause may start within a sentence: after a comma, colon or semicolon, or at a
+# conjunction
+_CLAUSE_START = re.compile(
+    r"(?<=[,;:] )\S|(?<= )(?=(?:and|but|or|so|when|while|where|which|unless|if|then)\b)", re.I
+)
+
+
+def _part_asked(text: str, asked: Asked) -> str:
+    """``text`` cut to ``_QUOTE_CHARS`` characters: its start, unless the value the
+    question's frame asks for lies past the cut: then the stretch from a clause on that gives
+    it and says most of the question's terms, "…" for what is left out before it ("… and when
+    neither is given the timeout defaults to 120 seconds.")."""
+    head = truncate(text, _QUOTE_CHARS)
+    if head == text or not asked.frame or states_frame(head, asked.frame):
+        return head
+    best, most = head, -1
+    for start in _CLAUSE_START.finditer(text):
+        part = truncate(text[start.start() :], _QUOTE_CHARS - 2)
+        said = len(asked.whole & terms(part))
+        if said > most and states_frame(part, asked.frame):
+            best, most = f"… {part}", said
+    return best
 
 
 def _defines(sentence: str, term: str) -> bool:

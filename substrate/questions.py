@@ -49,6 +49,14 @@ _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
 # (not "how fast" or "how high": "immediately" and "low" answer them as often as numbers)
 _SIZE_FRAME = re.compile(r"\b(?P<a>how\s+(?:big|large))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
+# "What is the default timeout?", "What is cjpeg's default quality?" ask for the value a
+# sentence gives as the default ("defaults to 120", "the default is 75"), not any sentence
+# naming a default ("Returns the default watermark"); not "the default behaviour", a way
+_DEFAULT_FRAME = re.compile(
+    r"\b(?:what|which)(?:['’]s|\s+(?:is|are|was|were))?\s+(?:[\w.'’-]+\s+){0,3}?"
+    r"(?P<a>default)\b(?!\s+(?:behaviou?r|action|way|mode\s+of))",
+    re.IGNORECASE,
+)
 # "Where is Tomasz based?" asks for a place: the verb is said by a sentence naming one
 # ("Location: Kraków", "an office in Lisbon"), not by any sentence about Tomasz ("Role: ...").
 # Not "where ... located", "live" or "stored": a path or "rack 4" answers them as often. Not
@@ -121,6 +129,24 @@ def _states_amount(sentence: str) -> bool:
     return _states_duration(sentence) or _states_number(sentence)
 
 
+# How a default is said, and a value it may be: a number, a literal ("`65536`", "'utf-8'"),
+# or a word that is one ("disabled", "none")
+_DEFAULT_SAID = re.compile(
+    r"\bdefault(?:s|ed)?\b|\bunless\b|\botherwise\b|\bif\s+(?:not|none|unset|omitted)\b",
+    re.IGNORECASE,
+)
+_VALUE = re.compile(
+    r"\d|`[^`\n]+`|\"[^\"\n]+\"|'[^'\s]+'"
+    r"|\b(?:true|false|yes|no|on|off|none|null|empty|enabled|disabled|unlimited)\b",
+    re.IGNORECASE,
+)
+
+
+def _states_default(sentence: str) -> bool:
+    """Whether ``sentence`` gives a default's value ("Defaults to `65536`")."""
+    return _DEFAULT_SAID.search(sentence) is not None and _VALUE.search(sentence) is not None
+
+
 # Each frame, and the test of a sentence that answers it
 Statement = Callable[[str], object]
 _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
@@ -129,6 +155,7 @@ _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_QUANTITY_FRAME, _states_number),
     (_SIZE_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),
+    (_DEFAULT_FRAME, _states_default),
     (_WHERE_FRAME, states_place),
     *TYPE_FRAMES,  # "what city", "which port": the kind of value asked for
 )
@@ -405,8 +432,11 @@ def frame_phrases(question: str) -> list[str]:
     """How ``question`` frames what it asks, as it says it ("how many"), each once."""
     found = (m.group("a") for asked, _ in _FRAMES for m in asked.finditer(question))
     phrases = (" ".join(phrase.lower().split()) for phrase in found)
-    # "how many", "where" as asked; a kind of value as "which port"
-    asked = (p if p.startswith(("how", "where")) else f"which {p}" for p in phrases)
+    # "how many", "where" as asked; a kind of value as "which port"; "the default"
+    asked = (
+        p if p.startswith(("how", "where")) else "the default" if p == "default" else f"which {p}"
+        for p in phrases
+    )
     return list(dict.fromkeys(asked))
 
 

@@ -2762,3 +2762,55 @@ def test_a_question_with_no_value_before_its_owner_is_read_without_failing(quest
         "",
         "The billing service retries 5 times. [1]",
     )
+
+
+def test_the_default_asked_for_is_a_value_the_sentence_gives() -> None:
+    # "Returns the default watermark" names the default without giving it: the sentence
+    # after it gives the value, and is quoted with it
+    text = (
+        "### getDefaultWatermark(objectMode)\n\nReturns the default watermark used by streams.\n"
+        "Defaults to `65536` (64 KiB), or `16` for `objectMode`.\n"
+    )
+    packet = ContextPacket(task="default watermark", items=[SubstrateItem("text", text)])
+    answer = ExtractiveAnswerer().answer_packet("What is the default watermark of streams?", packet)
+    assert answer == (
+        "Returns the default watermark used by streams. Defaults to `65536` (64 KiB), or `16` "
+        "for `objectMode`. [1]"
+    )
+    # a sentence naming a default without any value does not answer what it is
+    named = "Note that logging is suppressed by default for all the services we run."
+    packet = ContextPacket(task="default logging", items=[SubstrateItem("text", named)])
+    assert ExtractiveAnswerer().answer_packet("What is the default log level?", packet) == ""
+
+
+def test_a_long_sentence_is_quoted_where_it_says_what_is_asked() -> None:
+    # cut from its start, the quote lost "defaults to 120 seconds" at its end
+    sentence = (
+        "The http answerer waits for the endpoint that the answerer table of the settings "
+        "file names, an OpenAI-compatible chat completions endpoint that may run locally or "
+        "remotely behind a proxy of the user's choosing, for a number of seconds that the "
+        "timeout key or the command line flag sets, and when neither is given the answerer "
+        "timeout defaults to 120 seconds."
+    )
+    packet = ContextPacket(task="answerer timeout", items=[SubstrateItem("text", sentence)])
+    answer = ExtractiveAnswerer().answer_packet("What is the default answerer timeout?", packet)
+    assert answer.startswith("… ") and answer.endswith("timeout defaults to 120 seconds. [1]")
+    assert len(answer) <= 300 + len(" [1]")
+
+
+@pytest.mark.parametrize(
+    ("question", "framed"),
+    [
+        ("What is the default watermark?", True),
+        ("What is cjpeg's default quality setting?", True),
+        ("Which default port does it use?", True),
+        ("What is the default behaviour of pip?", False),  # a way of acting, not a value
+        ("How do I reset the defaults?", False),
+    ],
+)
+def test_which_questions_ask_for_a_default_value(question: str, framed: bool) -> None:
+    from substrate.questions import frame_of, frame_phrases
+
+    assert ("default" in frame_of(question)) is framed
+    if framed:
+        assert "the default" in frame_phrases(question)
