@@ -405,9 +405,15 @@ def _capitalised(word: str) -> bool:
 
 def _proper(word: str) -> bool:
     """Spelt as a name of a person, place or thing: a capital, then small letters ("Tokyo",
-    "Müller", "Rossi's"), not an acronym ("DNA") nor a symbol ("IL-18")."""
+    "Müller", "Rossi's"), or a product's name in humps ("PostgreSQL", "GitHub", "NumPy");
+    not an acronym ("DNA") nor a symbol ("IL-18")."""
     rest = word[1:].replace("’", "").replace("'", "")
-    return _PROPER_SHAPE.fullmatch(word) is not None and word[0].isupper() and rest.islower()
+    if _PROPER_SHAPE.fullmatch(word) is None or not word[0].isupper():
+        return False
+    return rest.islower() or _HUMPED.fullmatch(word) is not None
+
+
+_HUMPED = re.compile(r"[A-Z][a-z]{2,}(?:[A-Z][A-Za-z]+)+")  # not a symbol: "RhoA", "PrP", "HeLa"
 
 
 _BRACKETED = re.compile(r"\([^()]*\)")

@@ -2814,3 +2814,22 @@ def test_which_questions_ask_for_a_default_value(question: str, framed: bool) ->
     assert ("default" in frame_of(question)) is framed
     if framed:
         assert "the default" in frame_phrases(question)
+
+
+def test_a_product_named_in_humps_is_what_the_question_asks_of() -> None:
+    # "PostgreSQL" is a name, as "Tokyo" is: a sentence about another program's TCP port
+    # does not answer it
+    node = "Use server.listen(port) for TCP servers; it listens on the port by default."
+    question = "What TCP port does PostgreSQL listen on by default?"
+    packet = ContextPacket(task="tcp port", items=[SubstrateItem("text", node)])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == ""
+    pg = "PostgreSQL listens on TCP port 5432 by default."
+    packet = ContextPacket(task="tcp port", items=[SubstrateItem("text", pg)])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == f"{pg} [1]"
+
+
+@pytest.mark.parametrize("symbol", ["RhoA", "PrP", "HeLa", "IgG", "DNA"])
+def test_a_symbol_is_no_product_name(symbol: str) -> None:
+    from substrate.questions import named_terms
+
+    assert not named_terms(f"Is {symbol} raised in these cells?", proper=True)
