@@ -8,7 +8,9 @@ the regex engine's literal search is as fast as a keyword test. The context rule
 ``key = value``, URL credentials, headers) only run on the lines (windows) around a keyword
 hit, in texts of any length, so a text with few candidate lines costs little more than one
 pass of ``str.find`` per keyword; and not at all when the text lacks every character a match
-needs (an operator, a bracket).
+needs (an operator, a bracket). A long window (a minified file is one line) is not searched
+from each of its characters: a context rule is tried only near the places where a string
+every match holds occurs (``prefilter.anchors``), and finds what a search of it all finds.
 
 On long texts most rules are first tried on a much smaller reduced text (see
 ``substrate.secrets.prefilter``) and run on the full text only when that finds something.
@@ -40,6 +42,7 @@ from substrate.secrets.kubernetes import kubernetes_secret_spans
 from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.prefilter import (
     MIN_WORD,
+    anchors,
     reduce_text,
     run_pattern,
     word_filter,
@@ -240,6 +243,8 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                     continue  # every match holds one of these strings; the window has none
                 if led:
                     found: Iterator[re.Match[str]] = _led_matches(rule, text, low, start, end)
+                elif safe and end - start > LONG_WINDOW and (anchored := _anchors_of(i)):
+                    found = _anchored_matches(rule, anchored, text, lines, start, end)
                 else:
                     found = rule.regex.finditer(text, start, end)
                 for m in found:
@@ -297,6 +302,7 @@ class _KeywordLines:
         self._windows: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
         self._breaks: list[int] | None = None  # the text's line breaks, once a window needs them
         self._case_safe: bool | None = None
+        self._places: dict[tuple[str, int, int], list[int]] = {}
 
     def holding(self, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
         """The lines holding one of ``keywords``. Lower-casing a few characters (İ)
@@ -325,6 +331,18 @@ class _KeywordLines:
                 text.isascii() or not any(ch in text for ch in _CASE_FOLDS)
             )
         return self._case_safe
+
+    def places(self, string: str, start: int, end: int) -> list[int]:
+        """Where ``string`` begins in the lower-cased text's ``start``..``end``, overlaps too:
+        the rules whose anchors hold it share them (``_anchored_matches``)."""
+        found = self._places.get((string, start, end))
+        if found is None:
+            found = self._places[(string, start, end)] = []
+            at = self._low.find(string, start, end)
+            while at != -1:
+                found.append(at)
+                at = self._low.find(string, at + 1, end)
+        return found
 
     def windows(self, keywords: tuple[str, ...], extra: int) -> list[tuple[int, int]]:
         """The lines holding one of ``keywords``, each with ``extra`` lines after it, merged
@@ -415,6 +433,52 @@ def _lead_places(rule: Rule, text: str, low: str, start: int, end: int) -> list[
         if begin is not None:
             places.add(begin)
     return sorted(places)
+
+
+# A window longer than this (a minified file's one line) is searched from the places its
+# rule's anchor shows, not from each of its characters (``_anchored_matches``)
+LONG_WINDOW = 2048
+_ANCHORS: dict[int, tuple[tuple[str, int], ...] | None] = {}
+
+
+def _anchors_of(i: int) -> tuple[tuple[str, int], ...] | None:
+    """``prefilter.anchors`` of rule ``i``, worked out on the first long window it meets."""
+    if i not in _ANCHORS:
+        _ANCHORS[i] = anchors(RULES[i])
+    return _ANCHORS[i]
+
+
+def _anchored_matches(
+    rule: Rule,
+    anchored: tuple[tuple[str, int], ...],
+    text: str,
+    lines: _KeywordLines,
+    start: int,
+    end: int,
+) -> Iterator[re.Match[str]]:
+    """The matches ``rule.regex.finditer(text, start, end)`` gives, found by trying the
+    pattern only where a match may start: every match holds one of the anchor's strings, at
+    most so many characters in (``prefilter.anchors``), where the lower-cased text shows it
+    (``_KeywordLines.case_safe``). The places are tried in order, each once, past the end of
+    the last match, as the search would come to them; each try reads the text to ``end``,
+    as the search does. No such rule's match is empty, so the search goes on at its end."""
+    spans = sorted(
+        (at - before, at) for string, before in anchored for at in lines.places(string, start, end)
+    )
+    if sum(at - first for first, at in spans) + len(spans) > (end - start) // 4:
+        # (a try from Python costs a few steps of the search's own: here, search it all)
+        yield from rule.regex.finditer(text, start, end)
+        return
+    pos = start
+    for first, at in spans:
+        pos = max(pos, first)
+        while pos <= at:
+            m = rule.regex.match(text, pos, end)
+            if m is None:
+                pos += 1
+            else:
+                yield m
+                pos = m.end()
 
 
 @lru_cache(maxsize=16)

@@ -11,7 +11,9 @@ a literal (its *witness*) is skipped when the lower-cased reduced text lacks it,
 compiling the pattern. Both tests can only say "no match possible", so results are unchanged.
 
 The analysis reads the parsed form of each pattern (``re._parser``). Should that private module
-change shape, every rule is treated as not qualifying: slower, never wrong.
+change shape, every rule is treated as not qualifying: slower, never wrong. So does the one
+that finds a context rule's anchor (``anchors``): the strings one of which every match holds
+near its start, where a long line is searched.
 """
 
 from __future__ import annotations
@@ -235,3 +237,137 @@ def _class_alphabet(items: Sequence[tuple[Any, Any]], parts: list[str]) -> bool:
 
 def _escaped(code: int) -> str:
     return f"\\U{code:08x}"
+
+
+# The most characters a match may hold before its anchor (``anchors``): further, a long line
+# would have too many places to try, and a pattern this far is rarely anchored.
+MAX_BEFORE = 256
+# The most strings an anchor may be one of: a run's parts multiply them.
+_MAX_STRINGS = 64
+# An anchor's strings this long are rare enough in a text: a nearer one is then the better.
+_RARE = 4
+
+
+def anchors(rule: Rule) -> tuple[tuple[str, int], ...] | None:
+    """Strings one of which every match of ``rule`` holds, lower-cased, each with the most
+    characters the match may hold before it; None when the pattern shows none within
+    ``MAX_BEFORE`` characters of its start, may match the empty string, or reads something
+    this does not follow.
+
+    Such a string is that of a run of parts each of which matches one of a few ASCII
+    characters (a literal, ``["']``, ``(?i:pass|pw)``): lower-cased, the text shows it where
+    the match holds it wherever lower-casing keeps each character's place and no character a
+    case-blind ASCII letter matches is another (``engine._KeywordLines.case_safe``). Of a
+    pattern's runs, the one with the fewest places to try is taken: the rarer strings (the
+    longer shortest one, up to ``_RARE``), then the nearer. Alternatives give the strings
+    of each."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(rule.pattern, rule.flags)
+        if parsed.getwidth()[0] == 0:
+            return None  # (a search goes on past an empty match otherwise than past others)
+        found = _anchors(parsed, _parser)
+    except Exception:  # noqa: BLE001 - the private parser changed: no anchor, still right
+        return None
+    if not found or max(found.values()) > MAX_BEFORE:
+        return None
+    return tuple(sorted(found.items()))
+
+
+def _anchors(items: Any, parser: Any) -> dict[str, int] | None:
+    """``anchors`` of a parsed sequence, as string -> the most characters before it: its runs
+    of few-string parts, each with the most characters before it; inside a part, what every
+    match of the part holds."""
+    best: dict[str, int] | None = None
+    before = 0  # the most characters of a match before the current part
+    run, run_before = {""}, 0
+    for op, av in items:
+        strings = _strings(op, av)
+        if strings is not None and "" not in strings:
+            joined = {a + b for a in run for b in strings}
+            if len(joined) <= _MAX_STRINGS:
+                run = joined
+                before += max(map(len, strings))
+                continue
+        if run != {""}:
+            best = _better(best, dict.fromkeys(run, run_before))
+        inner = _anchors_in(op, av, parser)
+        if inner is not None:
+            best = _better(best, {k: before + n for k, n in inner.items()})
+        before += parser.SubPattern(items.state, [(op, av)]).getwidth()[1]
+        if before > MAX_BEFORE:
+            return best  # (what follows may start anywhere)
+        run, run_before = {""}, before
+    return _better(best, dict.fromkeys(run, run_before)) if run != {""} else best
+
+
+def _anchors_in(op: Any, av: Any, parser: Any) -> dict[str, int] | None:
+    """What every match of one part holds (``_anchors``), the part not a run of few strings:
+    a group, alternatives that each hold one, a repeat's first time, a look-ahead."""
+    name = str(op)
+    if name == "SUBPATTERN":
+        return _anchors(av[-1], parser)
+    if name == "ATOMIC_GROUP":
+        return _anchors(av, parser)
+    if name in _REPEATS and av[0] >= 1:
+        return _anchors(av[2], parser)
+    if name == "ASSERT" and av[0] == 1:  # (a look-ahead's text is there, though not taken)
+        return _anchors(av[1], parser)
+    if name == "BRANCH" or (name == "GROUPREF_EXISTS" and av[2] is not None):
+        out: dict[str, int] = {}
+        for branch in av[1] if name == "BRANCH" else av[1:]:
+            found = _anchors(branch, parser)
+            if found is None:
+                return None
+            for string, before in found.items():
+                out[string] = max(before, out.get(string, 0))
+        return out
+    return None
+
+
+def _better(best: dict[str, int] | None, other: dict[str, int]) -> dict[str, int]:
+    """Of two anchors, the one with the rarer strings (the longer shortest one, up to
+    ``_RARE``), else the nearer."""
+    if best is None:
+        return other
+
+    def cost(found: dict[str, int]) -> tuple[int, int]:
+        return -min(_RARE, *map(len, found)), max(found.values())
+
+    return other if cost(other) < cost(best) else best
+
+
+def _strings(op: Any, av: Any) -> set[str] | None:
+    """The lower-cased strings one part of a parsed pattern matches, if it matches one of a
+    few made of ASCII literals (case-blind or not); else None."""
+    name = str(op)
+    if name == "LITERAL":
+        return {chr(av).lower()} if av < 128 else None
+    if name == "IN":
+        if not all(str(o) == "LITERAL" and a < 128 for o, a in av):
+            return None  # (a range, a category, a negated class)
+        return {chr(a).lower() for _, a in av}
+    if name == "SUBPATTERN":
+        return _sequence_strings(av[-1])
+    if name == "BRANCH":
+        out: set[str] = set()
+        for branch in av[1]:
+            strings = _sequence_strings(branch)
+            if strings is None:
+                return None
+            out |= strings
+        return out if len(out) <= _MAX_STRINGS else None
+    return None
+
+
+def _sequence_strings(items: Any) -> set[str] | None:
+    out = {""}
+    for op, av in items:
+        strings = _strings(op, av)
+        if strings is None:
+            return None
+        out = {a + b for a in out for b in strings}
+        if len(out) > _MAX_STRINGS:
+            return None
+    return out

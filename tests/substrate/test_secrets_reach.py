@@ -89,6 +89,37 @@ def test_blanks_taken_whole_before_a_value_still_find_it(text: str, rule: str) -
     assert [h.rule for h in find_secrets(text)] == [rule]
 
 
+# Each on one long line among code, as a minified file holds them
+ONE_LINE = [
+    'db_password = "Xk9mPq2vL7Rt"',
+    "mysql -u root -pS3cr3tPw9x",
+    "https://admin:Pa55w0rd9x@db.example.com/x",
+    "Authorization: Bearer abcdefghij1234567890XYZ",
+    "api_key: Zq8XcV1pD7sL0mN3",
+    "the password is Hunter2Xk9q",
+    "setPassword('Xk9mPq2vL7Rt')",
+    "curl -u bob:Xk9mPq2vL7Rt https://x",
+    "<password>Xk9mPq2vL7Rt</password>",
+    "GRANT ALL ON db.* TO 'u'@'%' IDENTIFIED BY 'Xk9mPq2vL7Rt'",
+    "--db-password=Xk9mPq2vL7Rt",
+]
+
+
+@pytest.mark.parametrize("syntax", ["text", "code"])
+def test_a_long_line_searched_from_its_anchors_gives_what_a_search_of_it_all_does(
+    monkeypatch: pytest.MonkeyPatch, syntax: str
+) -> None:
+    from substrate.secrets import engine
+
+    code = "var a=b.c(d,e);function f(g){return g+1}" * 5
+    text = ";".join(f"{code};{item}" for item in ONE_LINE)
+    monkeypatch.setattr(engine, "LONG_WINDOW", len(text))  # the whole line searched
+    whole = [(h.rule, h.start, h.end) for h in find_secrets(text, syntax=syntax)]
+    monkeypatch.setattr(engine, "LONG_WINDOW", 0)  # every window from its anchors
+    assert [(h.rule, h.start, h.end) for h in find_secrets(text, syntax=syntax)] == whole
+    assert len(whole) == len(ONE_LINE)
+
+
 # Texts whose scan read a run again from each of its places: each took 10 s to minutes.
 _LONG_RUNS = """
 from substrate.secrets.engine import find_secrets

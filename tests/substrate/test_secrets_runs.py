@@ -8,7 +8,7 @@ import re
 
 from substrate.secrets.engine import KEYWORDLESS
 from substrate.secrets.paths import find_secrets_in_path
-from substrate.secrets.prefilter import run_pattern
+from substrate.secrets.prefilter import anchors, run_pattern
 from substrate.secrets.rule import Rule
 from substrate.secrets.rules import RULES
 from substrate.secrets.screen import (
@@ -64,6 +64,36 @@ def test_the_run_of_a_rule_holds_all_its_matches() -> None:
             text = "".join(rng.choice(alphabet) for _ in range(80)) + DISCORD
             for m in re.finditer(rule.pattern, text, rule.flags):
                 assert all(run.fullmatch(ch) for ch in m.group()), (rule.name, m.group())
+
+
+def test_an_anchor_is_what_every_match_holds_and_how_far_in() -> None:
+    key = Rule("key", r"(?<![\w])[\w.]{0,64}?(?i:pass|pw)[\w.]{0,64}=", ())
+    assert anchors(key) == (("pass", 64), ("pw", 64))
+    assert anchors(Rule("either", r"(?:ab|Bearer)\s+x", ())) == (("ab", 0), ("bearer", 0))
+    assert anchors(Rule("later", r"(?:x|\d)[ \t]?yz", ())) == (("yz", 2),)
+    assert anchors(Rule("ahead", r"-(?=(?:pass|key)\b)\w+", ())) == (("key", 1), ("pass", 1))
+    for pattern in [r"\w+key", r"(?:x|\d)y?", r"a?", r"[a-z]{300}key", r"(?<=key)\w+"]:
+        assert anchors(Rule("r", pattern, ())) is None, pattern
+
+
+def test_every_match_of_a_rule_holds_its_anchor_as_near_as_it_says() -> None:
+    texts = [
+        'db_password = "Xk9mPq2vL7Rt"; mysql -u root -pS3cr3tPw9x; api_key: Zq8XcV1pD7sL0mN3',
+        "https://admin:Pa55w0rd9x@db.example.com/x Authorization: Bearer abcdefghij1234567890",
+        "GRANT ALL ON db.* TO 'u'@'%' IDENTIFIED BY 'Xk9mPq2vL7Rt'; --db-password=Xk9mPq2vL7Rt",
+        "<password>Xk9mPq2vL7Rt</password> setPassword('Xk9mPq2vL7Rt') the password is Hunter2X",
+        "AWS secret key = Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke7Qp1R curl -u bob:Xk9mPq2vL7Rt x",
+    ]
+    tried = 0
+    for rule in RULES:
+        found = anchors(rule) if rule.lines else None
+        for text in texts if found else []:
+            low = text.lower()
+            for m in rule.regex.finditer(text):
+                tried += 1
+                at = m.start()
+                assert any(low.find(s, at, at + n + len(s)) != -1 for s, n in found), rule.name
+    assert tried >= 10
 
 
 def test_a_path_screened_by_its_folder_misses_nothing_the_whole_path_screen_finds() -> None:
