@@ -33,6 +33,7 @@ from substrate.questions import (
     identifiers_in_place,
     light_verb_terms,
     named_terms,
+    product_terms,
     said_alike,
     verb_forms,
 )
@@ -480,7 +481,8 @@ def subject_of(question: str, topic: frozenset[str], framed: bool) -> frozenset[
     if framed:
         return (named_terms(question) | numbered_terms(question) | _which_one(question)) & topic
     if len(sentences(question)) <= 1:
-        named = named_terms(question, proper=True) | numbered_terms(question)
+        named = named_terms(question, proper=True) | product_terms(question)
+        named |= numbered_terms(question)
         return (named | _which_one(question)) & topic
     return frozenset()
 

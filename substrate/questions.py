@@ -405,15 +405,20 @@ def _capitalised(word: str) -> bool:
 
 def _proper(word: str) -> bool:
     """Spelt as a name of a person, place or thing: a capital, then small letters ("Tokyo",
-    "Müller", "Rossi's"), or a product's name in humps ("PostgreSQL", "GitHub", "NumPy");
-    not an acronym ("DNA") nor a symbol ("IL-18")."""
+    "Müller", "Rossi's"), not an acronym ("DNA") nor a symbol ("IL-18")."""
     rest = word[1:].replace("’", "").replace("'", "")
-    if _PROPER_SHAPE.fullmatch(word) is None or not word[0].isupper():
-        return False
-    return rest.islower() or _HUMPED.fullmatch(word) is not None
+    return _PROPER_SHAPE.fullmatch(word) is not None and word[0].isupper() and rest.islower()
 
 
-_HUMPED = re.compile(r"[A-Z][a-z]{2,}(?:[A-Z][A-Za-z]+)+")  # not a symbol: "RhoA", "PrP", "HeLa"
+# A product's name in humps ("PostgreSQL", "GitHub", "NumPy"), not a symbol ("RhoA", "PrP",
+# "HeLa")
+_HUMPED = re.compile(r"(?<![\w-])[A-Z][a-z]{2,}(?:[A-Z][A-Za-z]+)+(?![\w-])")
+
+
+def product_terms(text: str) -> frozenset[str]:
+    """The terms of the products ``text`` names in humps: asked of, as a proper name is (a
+    sentence about another program's port says nothing of PostgreSQL's)."""
+    return terms(" ".join(_HUMPED.findall(text)))
 
 
 _BRACKETED = re.compile(r"\([^()]*\)")

@@ -2828,8 +2828,9 @@ def test_a_product_named_in_humps_is_what_the_question_asks_of() -> None:
     assert ExtractiveAnswerer().answer_packet(question, packet) == f"{pg} [1]"
 
 
-@pytest.mark.parametrize("symbol", ["RhoA", "PrP", "HeLa", "IgG", "DNA"])
+@pytest.mark.parametrize("symbol", ["RhoA", "PrP", "HeLa", "IgG", "DNA", "IL-18"])
 def test_a_symbol_is_no_product_name(symbol: str) -> None:
-    from substrate.questions import named_terms
+    from substrate.questions import product_terms
 
-    assert not named_terms(f"Is {symbol} raised in these cells?", proper=True)
+    assert not product_terms(f"Is {symbol} raised in these cells?")
+    assert product_terms("Does NumPy use OpenSSH?") == {"numpi", "openssh"}
