@@ -69,6 +69,7 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     store manager mgr mngr service class module handler factory reset change changed confirm
     confirmation validation validator validators rule rules strength reuse history prefix
     suffix kind template input form box button btn icon link page view widget dialog modal
+    control controls property properties
     screen route id ids index idx limit column col param params parameter arg args option
     options flag flags prop props attr attribute attributes help visible visibility toggle
     show hide mask masked hint hints regexp check checker required_ length_ lifetime age
@@ -78,6 +79,12 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     store_ storage_ expiry_ created updated at on by source chars charset alphabet""".split()
 )
 _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "passwords"})
+# Words after a leading "pass" that make it a verb or an adjective, as filters, tests and
+# pipelines use it (SciPy's pass_zero, a band's pass_color), not a password (PASS_ROOT,
+# db_pass_prod keep theirs)
+_PASS_AS_A_VERB: frozenset[str] = frozenset(
+    "zero color colour band filter through thru rate fail count mode on off by fn func".split()
+)
 # Qualifiers before any stem that make the value public or a per-request nonce.
 _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
     {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "anti", "forgery"}
@@ -234,10 +241,9 @@ def classify_key(key: str) -> str | None:
             w in _AFTER_NOT_SECRET or w in _PLURAL_NOT_SECRET for w in after
         ):
             return None
-        if words[i] == "pass" and any(not w.isdigit() for w in after):
-            # "pass" leading a name is a verb or an adjective as often as a password
-            # (pass_zero, pass_color, passThrough): the last word names what it holds, so
-            # only a value that looks random is one (pass_prod = "Xk9#mP2q")
+        if i == 0 and words[0] == "pass" and after and after[0] in _PASS_AS_A_VERB:
+            # "pass" leading a name is a verb or an adjective there (pass_zero, pass_color,
+            # passThrough), not a password: only a value that looks random is one
             return None if after[0] in ("through", "thru") else "token"
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
             return None

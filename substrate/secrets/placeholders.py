@@ -99,7 +99,6 @@ _TEMPLATE = re.compile(
     r"|<%=?[^%]*%>"  # <%= erb %>
     r"|#\{[^{}]*\}"  # #{ruby}
     r"|%\([\w.]+\)[sdrif]"  # %(name)s
-    r"|(?<=[=:])%[sdvrq](?!\w)"  # an option's hole: " --password=%s" % pw
     r"|%%[\w./ \-]+%%"  # %%VAR%%
     r"|(?<![\w%])%[A-Za-z_][\w]*%(?![\w%])"  # %WINDOWS_VAR%
     r"|\{[A-Za-z_][\w.]+(?:\(\))?\}"  # {name} (f-strings, str.format), 2+ characters
@@ -120,12 +119,14 @@ _WHOLE_REFERENCE = re.compile(
     # <string> as HTML escapes it, perhaps with the markup that closes around it
     r"|(?i:(?:&lt;|&#x0*3c;|&#0*60;)[^<>&]{1,80}(?:>|&gt;?|&#x0*3e;?|&#0*62;?)(?:</[a-z]+>)*)"
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
+    r"|(?:-{1,2}[\w.\-]+[=:]%[sdvrq][ \t]*)+"  # options' holes: " --user=%s --password=%s"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
-    r"|[A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)+"  # a qualified name: arrow::StopToken, App::Key
+    # a C++ type by its namespaces (arrow::StopToken, arrow::compute::PivotOptions), not a
+    # pair of words ("admin::secret", "Root::Toor")
+    r"|[a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*::[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+"
+    r"(?:::[A-Za-z_][A-Za-z0-9_]*)*"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
-    # an attribute chain a highlighter's markup cuts: alice.<span class="fn">generateKeys
-    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\.<(?:span|a|code|em|strong|b|i|var)\b.*"
     r")[;,)]*"
 )
 _ENV_LOOKUP = re.compile(
@@ -150,9 +151,21 @@ def has_template(value: str) -> bool:
     return bool(_TEMPLATE.search(value) or _ENV_LOOKUP.search(value))
 
 
+# A highlighter's markup right after a dot, which cuts an attribute chain where a white space
+# ends the value: "alice.<span" of alice.<span class="fn">generateKeys</span>()
+_MARKUP_CUT = re.compile(r"\.<(?:span|a|code|em|strong|b|i|var)$")
+_IDENTIFIER_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
 def is_reference(value: str) -> bool:
     """The value refers to a secret kept elsewhere (variable, call, template, env lookup)."""
     v = value.strip()
+    cut = _MARKUP_CUT.search(v)
+    if cut is not None:  # code a highlighter marked up, unless what it cuts looks random
+        chain = v[: cut.start()]
+        return bool(_IDENTIFIER_CHAIN.fullmatch(chain)) and not any(
+            map(_random_part, chain.split("."))
+        )
     if has_template(v) or v.lower().startswith(_SEALED_PREFIXES) or _ARN.fullmatch(v):
         return True
     if not _WHOLE_REFERENCE.fullmatch(v):

@@ -322,14 +322,18 @@ def test_glued_password_names_are_passwords() -> None:
         ('pass1 = "hunter2xyz"', "hunter2xyz"),  # numbered passwords stay passwords
         ('smtp_pass = "green"', "green"),  # "pass" last names what the value is
         ('PASS_PHRASE = "correct horse battery"', "correct horse battery"),  # a passphrase
+        ("DB_PASS_PROD=letmein99", "letmein99"),  # weak passwords under ordinary names
+        ("PASS_ROOT=hunter22", "hunter22"),
+        ('MYSQL_PASS_ADMIN="correcthorse"', "correcthorse"),
         ('pass_code = "471199"', "471199"),
     ],
 )
 def test_pass_leading_a_name_needs_a_value_that_looks_random(text: str, secret: str | None) -> None:
+    path = "filters.py" if '"' in text or "'" in text else "prod.env"  # (unquoted: a setting)
     if secret is None:
-        assert scan_text(text, path="filters.py").findings == []
+        assert scan_text(text, path=path).findings == []
     else:
-        assert _masked("filters.py", text, secret)
+        assert _masked(path, text, secret)
 
 
 def test_a_flag_after_the_option_is_not_its_value() -> None:

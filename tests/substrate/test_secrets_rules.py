@@ -543,6 +543,9 @@ def test_an_attribute_chain_is_still_a_reference(text: str) -> None:
         'const aliceKey = alice.<span class="hljs-title function_">generateKeys</span>();',
         'cdef cppclass CStopToken "arrow::StopToken":',  # a C++ name, as Cython declares it
         'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request")',  # a manager's name
+        'Raise "arrow::compute::PivotWiderOptions::kRaise"',  # a C++ constant's full name
+        "names = ['viGpibPassControl', 'viIn8', 'viIn16']",  # what a password is, not one
+        "classes = ['PKSuicaPassProperties', 'PKSuicaPassPicker']",
     ],
 )
 def test_holes_and_code_as_documents_write_them_are_no_secrets(text: str) -> None:
@@ -555,6 +558,11 @@ def test_holes_and_code_as_documents_write_them_are_no_secrets(text: str) -> Non
         ('password = "Tr0ub%s4dor"', "Tr0ub%s4dor"),  # a "%s" inside a value is no hole
         ("password: &lt;b&gt;Tr0ub4dor&amp;3", "&lt;b&gt;Tr0ub4dor&amp;3"),
         ('password = "Tr0ub::4dor"', "Tr0ub::4dor"),  # no one names a namespace so
+        ('password = "admin::secret"', "admin::secret"),  # a pair of words, no C++ type
+        ('token = "prod::Xk9mPq2vL7Rt::v2"', "prod::Xk9mPq2vL7Rt::v2"),
+        ('creds = "user=%s:password=Xk9mPq2vL7Rt"', "user=%s:password=Xk9mPq2vL7Rt"),
+        ('secret_key = "Zq8XcV1pD7sL0mN3Xa=%s"', "Zq8XcV1pD7sL0mN3Xa=%s"),
+        ("password: Xk9mPq2vL7Rt.<strong>", "Xk9mPq2vL7Rt.<strong>"),  # markup after, not code
     ],
 )
 def test_a_password_holding_what_looks_like_a_hole_is_found(text: str, secret: str) -> None:
