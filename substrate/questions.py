@@ -142,8 +142,22 @@ _VALUE = re.compile(
 )
 
 
+# A default said with its value in words: "The default branch is main.", "defaults to thirty
+# seconds", "By default the theme is dark." (not "logging is suppressed by default", which says
+# what happens, not what the default is)
+_DEFAULT_IS = re.compile(
+    r"\bdefault\s+(?:[\w-]+\s+){0,3}?(?:is|are|was)\s+\w"
+    r"|\bdefault(?:s|ed)?\s+to\s+\w"
+    r"|\bby\s+default\b,?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:is|are)\s+\w",
+    re.IGNORECASE,
+)
+
+
 def _states_default(sentence: str) -> bool:
-    """Whether ``sentence`` gives a default's value ("Defaults to `65536`")."""
+    """Whether ``sentence`` gives a default's value ("Defaults to `65536`", "The default
+    branch is main.")."""
+    if _DEFAULT_IS.search(sentence):
+        return True
     return _DEFAULT_SAID.search(sentence) is not None and _VALUE.search(sentence) is not None
 
 

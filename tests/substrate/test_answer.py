@@ -2777,6 +2777,15 @@ def test_the_default_asked_for_is_a_value_the_sentence_gives() -> None:
         "Returns the default watermark used by streams. Defaults to `65536` (64 KiB), or `16` "
         "for `objectMode`. [1]"
     )
+    # a value in words answers it too
+    for said, asked in [
+        ("The default branch is main.", "What is the default branch?"),
+        ("The default log level is INFO.", "What is the default log level?"),
+        ("The request timeout defaults to thirty seconds.", "What is the default request timeout?"),
+        ("By default the theme is dark.", "What is the default theme?"),
+    ]:
+        packet = ContextPacket(task="default", items=[SubstrateItem("text", said)])
+        assert ExtractiveAnswerer().answer_packet(asked, packet) == f"{said} [1]", asked
     # a sentence naming a default without any value does not answer what it is
     named = "Note that logging is suppressed by default for all the services we run."
     packet = ContextPacket(task="default logging", items=[SubstrateItem("text", named)])
