@@ -299,6 +299,7 @@ class AppState:
         """Fail when no shard may be made at ``root``, which holds none: a broken link, a
         file, a project folder whose .mixle is the shard, or a command that only reads."""
         from mixle_cli.errors import OPERATIONAL, fail
+        from substrate import new_shard_problem
 
         broken = broken_link(root)
         if broken:  # neither there nor creatable: mkdir says only "File exists"
@@ -310,7 +311,7 @@ class AppState:
             fail(f"no shard at {_shown(root)}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
         if self.command not in CREATING_COMMANDS:
             # a folder holding other files never becomes one: no write would create it there
-            hint = _ANOTHER_FOLDER if _holds_files(root) else _NO_SHARD_HINT
+            hint = _ANOTHER_FOLDER if new_shard_problem(root) else _NO_SHARD_HINT
             fail(f"no shard at {_shown(root)}", OPERATIONAL, hint)
 
     @property
@@ -367,13 +368,6 @@ _ANOTHER_FOLDER = (
     "a shard is a folder of its own: name an empty or new one (--shard PATH/.mixle), or make "
     "one beside your files with `mixle init`"
 )
-
-
-def _holds_files(folder: Path) -> bool:
-    try:
-        return folder.is_dir() and next(folder.iterdir(), None) is not None
-    except OSError:
-        return False
 
 
 def state(ctx: typer.Context) -> AppState:

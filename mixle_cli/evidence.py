@@ -133,7 +133,7 @@ def text_or_file(text: str | None, what: str) -> str:
 def listed_ids(values: list[str]) -> list[str]:
     """An argument callback for a list of item ids: ``-`` stands for the ids on standard
     input, one per line, either bare or as a JSON object's ``id`` (what ``ls --jsonl`` and
-    ``search --jsonl`` print: ``mixle ls --tag old --jsonl | mixle rm -``)."""
+    ``search --jsonl`` print: ``mixle ls --tag old --jsonl | mixle rm -``); each id once."""
     ids = values
     if "-" in values:
         refused_now()  # a bad MIXLE_WAIT is told before standard input is waited for
@@ -141,7 +141,7 @@ def listed_ids(values: list[str]) -> list[str]:
         ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
         if not ids:  # a listing that found nothing: nothing to do (as xargs -r), and said so
             output.note("note: standard input held no item id")
-    return list(given_ids(ids))
+    return list(dict.fromkeys(given_ids(ids)))  # each once, given or piped (as rm took them)
 
 
 # The longest line of ids piped in: a JSON line of ``get --jsonl`` holds a whole item

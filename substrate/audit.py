@@ -190,7 +190,11 @@ def _lineage_section(
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
     holders = _holders(substrate, result["broken"])
     for entry in result["broken"]:  # which items hold the links that dangle, as verify-lineage
-        entry["held_by"] = {target: sorted(holders.get(target, [])) for target in entry["dangling"]}
+        # (by id: a link into a scope the reader cannot read is named by no id, nor held here)
+        held = {
+            target: sorted(holders[target]) for target in entry["dangling"] if target in holders
+        }
+        entry["held_by"] = held
     problems = [
         f"item {b['item_id']}: dangling link(s) to "
         + ", ".join(

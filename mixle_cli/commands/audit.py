@@ -235,8 +235,15 @@ def _print_freshness(report: dict[str, Any], max_age: str | None, published: set
             for s in report["stale"]
         ),
     )
+    # (a published copy's file changed: ingest changes nothing of it, its own hint says what does)
+    ingested = Counter(
+        sig.split(":", 1)[0]
+        for s in report["stale"]
+        if s["item_id"] not in published
+        for sig in s["signals"]
+    )
     for told, hint in _FRESHNESS_HINTS:
-        if kinds.keys() & set(told):
+        if (ingested if told == _INGEST_KINDS else kinds).keys() & set(told):
             output.note(f"hint: {hint}")
     if published:
         output.note(f"hint: {_PUBLISHED_HINT.format(', '.join(sorted(published)))}")
@@ -262,9 +269,10 @@ def _published_ids(app_state: AppState, report: dict[str, Any]) -> set[str]:
 
 
 # What to do about each kind of staleness, said once under the table
+_INGEST_KINDS = ("changed", "moved")
 _FRESHNESS_HINTS = (
     (
-        ("changed", "moved"),
+        _INGEST_KINDS,
         "`mixle ingest` the folders they came from again: changed files are read anew, and "
         "the items of files gone are removed (a file moved within a folder is found again; "
         "a folder left empty keeps its items until ingested with --prune-empty)",

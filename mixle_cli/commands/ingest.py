@@ -923,7 +923,8 @@ def ingest_docs_command(
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
     own_file = file != "-" and shard_file(Path(file))  # refused unread, as other forms do
-    raw = b"" if own_file else _passages_within_limit(ctx, file, source or name, json=json,
+    shown = source or ("stdin" if file == "-" else file)  # as typed, as `ingest` tells a file
+    raw = b"" if own_file else _passages_within_limit(ctx, file, shown, json=json,
                                                          quiet=quiet)  # fmt: skip
     if raw is None:  # failed, as a file named to `ingest` does, and said why
         return

@@ -727,3 +727,15 @@ def test_freshness_counts_each_signal_and_says_how_to_refresh_a_published_copy(
     again = mixle("freshness")  # the copy stays as published: only a merge brings it on
     assert again.stdout.startswith("1 of 2 item(s) stale (1 changed)\n")
     assert "mixle merge PUBLISHED NEW --prefer other" in again.stderr
+    assert "`mixle ingest` the folders" not in again.stderr  # which would change nothing
+
+
+def test_audit_json_names_holders_by_id_only(mixle: Run, shard: Substrate) -> None:
+    # read as a team, a link that leads nowhere it can see is named by no id (gone, or in a
+    # scope it cannot read): no key of held_by is the sentence standing for it
+    gone = "feedfacefeedface"
+    a = shard.add("text", "links to an item gone", scope="ops", links=[gone])
+    shard.save()
+    [entry] = mixle("--as", "ops", "audit", "--json").json()["lineage"]["broken"]
+    assert entry["item_id"] == a and gone not in entry["dangling"]
+    assert entry["held_by"] == {}

@@ -958,7 +958,9 @@ def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
         assert f"cannot read {rows}: permission denied" in locked.stderr
 
 
-def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) -> None:
+def test_a_file_named_over_the_size_limit_fails_unread(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # skipped with exit 0 (and nothing said under -q), `ingest-docs dump.jsonl -q && rm
     # dump.jsonl` removed data never stored
     mixle("init")
@@ -979,6 +981,10 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
         )
         quiet = mixle(command, str(rows), "-q")
         assert quiet.exit_code == 1 and "larger than the size limit" in quiet.stderr, command
+    monkeypatch.chdir(tmp_path)
+    for command in ("ingest-docs", "ingest"):  # told as typed
+        typed = mixle(command, "rows.jsonl", "--json").json()["files"][0]
+        assert typed["source"] == "rows.jsonl", command
     assert mixle("ingest", str(tmp_path)).exit_code == 0  # a folder's walk skips it
     # a named file that grew past the limit fails, and its earlier items go as a skip's do
     note = tmp_path / "note.md"

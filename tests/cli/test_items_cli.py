@@ -161,6 +161,8 @@ def test_ids_piped_in_are_read_within_bounds(
     assert mixle("ls", "--json").json()[0]["id"] == note  # nothing removed by bad input
     quoted = mixle("get", f" {note} ", "--json")  # white space around it, as piped ids may
     assert quoted.exit_code == 0 and [i["id"] for i in quoted.json()] == [note]
+    twice = mixle("get", note, note, "-", "--json", input=f"{note}\n")  # given or piped: once
+    assert [i["id"] for i in twice.json()] == [note]
 
 
 def test_ids_piped_in_as_json_strings_or_a_json_document(mixle, isolated_shard_env: Path) -> None:

@@ -386,6 +386,10 @@ def test_an_ingest_that_stores_nothing_says_it_made_no_shard(
     notes = mixle("--shard", str(tmp_path / "only-config"), "ls")
     assert notes.exit_code == 3 and "a shard is a folder of its own" in notes.stderr
     assert "creates this one" not in notes.stderr
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / ".gitkeep").touch()  # a hidden file does not keep a shard out
+    kept = mixle("--shard", str(tmp_path / "kept"), "ls")
+    assert kept.exit_code == 3 and "creates this one" in kept.stderr
 
 
 def test_index_from_a_newer_version_is_a_clear_error(
