@@ -83,7 +83,7 @@ _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "pa
 # pipelines use it (SciPy's pass_zero, a band's pass_color), not a password (PASS_ROOT,
 # db_pass_prod keep theirs)
 _PASS_AS_A_VERB: frozenset[str] = frozenset(
-    "zero color colour band filter through thru rate fail count mode on off by fn func".split()
+    "zero color colour band filter rate fail count mode on off by fn func".split()
 )
 # Qualifiers before any stem that make the value public or a per-request nonce.
 _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
@@ -241,10 +241,12 @@ def classify_key(key: str) -> str | None:
             w in _AFTER_NOT_SECRET or w in _PLURAL_NOT_SECRET for w in after
         ):
             return None
+        if words[i] == "pass" and after and after[0] in ("through", "thru"):
+            return None
         if i == 0 and words[0] == "pass" and after and after[0] in _PASS_AS_A_VERB:
-            # "pass" leading a name is a verb or an adjective there (pass_zero, pass_color,
-            # passThrough), not a password: only a value that looks random is one
-            return None if after[0] in ("through", "thru") else "token"
+            # "pass" leading a name is a verb or an adjective there (pass_zero, pass_color),
+            # not a password: only a value that looks random is one
+            return "token"
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
             return None
         if words[i] == "token" and _marks_a_request(words[:i]):

@@ -319,6 +319,8 @@ def test_glued_password_names_are_passwords() -> None:
         ('pass_color = "green"', None),
         ("firwin(n, pass_zero='highpass')", None),
         ('pass_prod = "Xk9#mP2qLw7!"', "Xk9#mP2qLw7!"),  # random, under any name
+        ('pass_zero = "Xk9#mP2qLw7!"', "Xk9#mP2qLw7!"),
+        ('enable_pass_through = "Xk9#mP2qLw7!"', None),  # passing through, anywhere in a name
         ('pass1 = "hunter2xyz"', "hunter2xyz"),  # numbered passwords stay passwords
         ('smtp_pass = "green"', "green"),  # "pass" last names what the value is
         ('PASS_PHRASE = "correct horse battery"', "correct horse battery"),  # a passphrase
