@@ -66,10 +66,9 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     required header headers env var vars variable variables location endpoint expiry expires
     expiration expire ttl timeout hash hashed hasher digest format version mode method provider
     scheme
-    store manager mgr mngr service class module handler factory reset change changed confirm
+    store manager service class module handler factory reset change changed confirm
     confirmation validation validator validators rule rules strength reuse history prefix
     suffix kind template input form box button btn icon link page view widget dialog modal
-    control controls property properties
     screen route id ids index idx limit column col param params parameter arg args option
     options flag flags prop props attr attribute attributes help visible visibility toggle
     show hide mask masked hint hints regexp check checker required_ length_ lifetime age
@@ -82,9 +81,7 @@ _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "pa
 # Words after a leading "pass" that make it a verb or an adjective, as filters, tests and
 # pipelines use it (SciPy's pass_zero, a band's pass_color), not a password (PASS_ROOT,
 # db_pass_prod keep theirs)
-_PASS_AS_A_VERB: frozenset[str] = frozenset(
-    "zero color colour band filter rate fail count mode on off by fn func".split()
-)
+_PASS_AS_A_VERB: frozenset[str] = frozenset("zero color colour band filter".split())
 # Qualifiers before any stem that make the value public or a per-request nonce.
 _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
     {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "anti", "forgery"}

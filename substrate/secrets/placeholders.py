@@ -122,10 +122,6 @@ _WHOLE_REFERENCE = re.compile(
     r"|(?:-{1,2}[\w.\-]+[=:]%[sdvrq][ \t]*)+"  # options' holes: " --user=%s --password=%s"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
-    # a C++ type by its namespaces (arrow::StopToken, arrow::compute::PivotOptions), not a
-    # pair of words ("admin::secret", "Root::Toor")
-    r"|[a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*::[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+"
-    r"(?:::[A-Za-z_][A-Za-z0-9_]*)*"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
     r")[;,)]*"
 )
@@ -151,30 +147,17 @@ def has_template(value: str) -> bool:
     return bool(_TEMPLATE.search(value) or _ENV_LOOKUP.search(value))
 
 
-# A highlighter's markup right after a dot, which cuts an attribute chain where a white space
-# ends the value: "alice.<span" of alice.<span class="fn">generateKeys</span>()
-_MARKUP_CUT = re.compile(r"\.<(?:span|a|code|em|strong|b|i|var)$")
-_IDENTIFIER_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-
-
 def is_reference(value: str) -> bool:
     """The value refers to a secret kept elsewhere (variable, call, template, env lookup)."""
     v = value.strip()
-    cut = _MARKUP_CUT.search(v)
-    if cut is not None:  # code a highlighter marked up, unless what it cuts looks random
-        chain = v[: cut.start()]
-        return bool(_IDENTIFIER_CHAIN.fullmatch(chain)) and not any(
-            map(_random_part, chain.split("."))
-        )
     if has_template(v) or v.lower().startswith(_SEALED_PREFIXES) or _ARN.fullmatch(v):
         return True
     if not _WHOLE_REFERENCE.fullmatch(v):
         return False
     # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so (a longer
     # chain, config.S3Config.password, is one)
-    parts = v.replace("::", ".").split(".")
-    chained = _CHAIN.fullmatch(v.replace("::", "."))
-    return not (len(parts) <= 2 and chained and any(map(_random_part, parts)))
+    parts = v.split(".")
+    return not (len(parts) <= 2 and _CHAIN.fullmatch(v) and any(map(_random_part, parts)))
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
