@@ -66,10 +66,10 @@ _HELP_OPTIONS = ("-h", "--help")
 
 def _version(value: bool) -> None:
     if value:
-        from substrate import __version__
+        from substrate import __version__, written_formats
 
         # written, not echoed: a reader that left (`| true`) is met at exit, as for any output
-        sys.stdout.write(f"mixle {__version__}\n")
+        sys.stdout.write(f"mixle {__version__} ({written_formats()})\n")
         raise typer.Exit()
 
 

@@ -240,6 +240,7 @@ _EXPORTS: dict[str, str] = {
     "Settings": "substrate.settings",
     "SETTINGS_FILE": "substrate.settings",
     "SHARD_FORMAT": "substrate.settings",
+    "written_formats": "substrate.versions",
     "init_shard": "substrate.shard",
     "new_shard_problem": "substrate.shard",
     "shard_status": "substrate.shard",
@@ -987,6 +988,9 @@ if TYPE_CHECKING:
     )
     from substrate.telemetry import (
         Telemetry as Telemetry,
+    )
+    from substrate.versions import (
+        written_formats as written_formats,
     )
     from substrate.visibility import (
         PUBLIC as PUBLIC,

@@ -34,6 +34,7 @@ from substrate.secrets.screen import (
     path_slices_may_hold_secrets,
     slices_may_hold_secrets,
 )
+from substrate.versions import PARSER_VERSION
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -50,7 +51,6 @@ COMPUTED_PROVENANCE = frozenset(
     }
 )
 
-PARSER_VERSION = "18"  # bump when parsing changes, so every source is parsed again once
 
 # What became of a file.
 FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser

@@ -18,6 +18,10 @@ from substrate import log as log_module
 def test_version_and_help(mixle) -> None:
     result = mixle("--version")
     assert result.exit_code == 0 and result.stdout.startswith("mixle ")
+    # what tells two installs of one release apart: the formats of what each writes
+    from substrate.versions import PARSER_VERSION
+
+    assert f"shard format 1, parser {PARSER_VERSION}, search index format" in result.stdout
     assert mixle("--help").exit_code == 0
 
 
