@@ -43,7 +43,12 @@ from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.names import name_bytes
 from substrate.secrets.scan import safe_text
 from substrate.spaces import visible_item
-from substrate.supersession import REPLACES_FIELDS, SUCCESSOR_FIELDS, replaced_notes
+from substrate.supersession import (
+    REPLACES_FIELDS,
+    SUCCESSOR_FIELDS,
+    origin_scope,
+    replaced_notes,
+)
 
 if TYPE_CHECKING:
     from substrate.ingest.sourcekeys import MaskedFiles
@@ -650,10 +655,7 @@ def _parts(path: str, size: int, *, markdown: bool) -> set[tuple[str, str | None
 def published_copy(item: SubstrateItem) -> bool:
     """Whether ``item`` was published or approved out of the scope it was ingested into:
     ingest leaves such a copy as it is, and gives its team a new item when the file changes."""
-    ingested_into = (
-        item.provenance.get("ingest_scope") if isinstance(item.provenance, dict) else None
-    )
-    return isinstance(ingested_into, str) and ingested_into != item.scope
+    return origin_scope(item) != item.scope
 
 
 def _os_name(path: str) -> str:

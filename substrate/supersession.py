@@ -121,11 +121,11 @@ def may_retire(newer: SubstrateItem, older: SubstrateItem, confined: bool = True
     own notes. Read whole (by the shard's owner, or where scopes are labels), any may."""
     if not confined:
         return True
-    written = {newer.scope, _origin(newer)}
-    return older.scope in written or _origin(older) in written
+    written = {newer.scope, origin_scope(newer)}
+    return older.scope in written or origin_scope(older) in written
 
 
-def _origin(item: SubstrateItem) -> str:
+def origin_scope(item: SubstrateItem) -> str:
     """The scope ``item`` was ingested into (where it is, for one added or never moved)."""
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     ingested_into = prov.get("ingest_scope")
@@ -358,7 +358,7 @@ class _Stems:
         """The items of the notes of ``stem`` but those of the note ``own``, as a ``role``
         side, and only those ``retiring`` may retire (``may_retire``) when it is given
         (worked out once: every passage of a note names the same, from the same scopes)."""
-        scopes = None if retiring is None else (retiring.scope, _origin(retiring))
+        scopes = None if retiring is None else (retiring.scope, origin_scope(retiring))
         key = (role, stem, own, scopes)
         side = self._sides.get(key)
         if side is None:

@@ -258,14 +258,16 @@ _PUBLISHED_HINT = (
 
 
 def _published_ids(app_state: AppState, report: dict[str, Any]) -> set[str]:
-    """The stale items whose file changed that were published (``_PUBLISHED_HINT``)."""
+    """The stale items whose file changed that are published copies (``_PUBLISHED_HINT``)."""
+    from substrate import published_copy
+
     changed = [
         s["item_id"]
         for s in report["stale"]
         if any(signal.startswith("changed") for signal in s["signals"])
     ]
     items = app_state.substrate().read_items(changed, keep=False) if changed else {}
-    return {i for i, item in items.items() if "published_from" in item.provenance}
+    return {i for i, item in items.items() if published_copy(item)}
 
 
 # What to do about each kind of staleness, said once under the table
