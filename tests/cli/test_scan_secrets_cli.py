@@ -1176,6 +1176,14 @@ def test_items_sweep_honours_the_readers_scopes(
     assert shared_only.exit_code == 1 and "its own scope holds no item" in shared_only.stderr
     told = mixle("scan-secrets", "--items", "--json")
     assert told.exit_code == 1 and told.json()["own_scope_empty"] is True
+    shard = Substrate(isolated_shard_env)
+    shard.add("text", f"deploy key {GH}", scope="public", redact=False)  # stored as it is
+    shard.save()
+    shard.close()
+    found = mixle("scan-secrets", "--items")  # a finding in public: green is still told
+    assert found.exit_code == 1 and found.stdout
+    assert "its own scope holds no item" in found.stderr
+    assert_no_secret(found.stdout, found.stderr)
 
 
 def test_items_without_a_shard_exits_3(mixle: Run, isolated_shard_env: Path) -> None:
