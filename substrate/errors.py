@@ -87,10 +87,19 @@ def require_number(value: object, what: str, *, minimum: float | None = None) ->
     TypeError, or be compared and silently match nothing (``what``: the argument's name)."""
     if isinstance(value, bool) or not _real(value):
         raise InvalidInputError(f"{what} must be a number, not {type(value).__name__}")
-    if value != value:  # NaN (math.isnan overflows on a huge whole number)
+    if _not_a_number(value):
         raise InvalidInputError(f"{what} must be a number, not NaN")
     if minimum is not None and value < minimum:
         raise InvalidInputError(f"{what} must be >= {minimum}, got {value!r}")
+
+
+def _not_a_number(value: object) -> bool:
+    """Whether ``value`` is a NaN (math.isnan overflows on a huge whole number, and a
+    Decimal's signalling NaN refuses even to be compared)."""
+    try:
+        return bool(value != value)
+    except ArithmeticError:
+        return True
 
 
 def _real(value: object) -> TypeGuard[float]:  # (compared as one: a Decimal is no float)

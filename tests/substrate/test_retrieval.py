@@ -385,6 +385,8 @@ def test_every_entry_point_refuses_a_query_that_is_not_text_alike(query: object)
         ({"weights": [1]}, r"weights must map kinds to numbers .*not list"),
         ({"weights": "text"}, "weights must map kinds to numbers"),
         ({"min_score": "0.2"}, "min_score must be a number, not str"),
+        ({"min_score": float("nan")}, "min_score must be a number, not NaN"),
+        ({"min_score": Decimal("sNaN")}, "min_score must be a number, not NaN"),  # no compare
     ],
 )
 def test_retrieve_refuses_weights_and_floors_of_the_wrong_type(
