@@ -129,6 +129,7 @@ def _summary(report: IngestReport) -> str:
     ]
     if report.files_not_reached:  # a run stopped early
         parts.append(f"{report.files_not_reached} not reached")
+    parts.extend(_left_out(report))
     items = f"items: +{report.items_added} -{report.items_removed}"
     if report.items_rewritten:
         items += f", {report.items_rewritten} rewritten"
@@ -137,6 +138,16 @@ def _summary(report: IngestReport) -> str:
     if report.redactions:
         items += f", {report.redactions} secret(s) redacted"
     return ", ".join(parts) + "; " + items
+
+
+def _left_out(report: IngestReport) -> list[str]:
+    """What the walk left out by name, so that a file missing from the shard is explained."""
+    parts = []
+    if report.entries_hidden:
+        parts.append(f"{report.entries_hidden} hidden left out (--hidden takes them)")
+    if report.entries_ignored:
+        parts.append(f"{report.entries_ignored} ignored by rules")
+    return parts
 
 
 _TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {command} ..."

@@ -309,6 +309,8 @@ def ingest_path(
         raise
     finally:
         report.elapsed_s = time.monotonic() - started
+        report.entries_hidden += walked.hidden
+        report.entries_ignored += walked.ignored
         run.tick(force=True)
     return report
 

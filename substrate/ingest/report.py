@@ -148,6 +148,10 @@ class IngestReport:
         unredacted_secrets: secrets stored as they were (``redact=False``), as the gate
             counted them; the CLI should warn about them.
         bytes_read: bytes of file content read (unchanged files are not read).
+        entries_hidden: hidden files and folders a walk left out (``hidden=True`` takes
+            them); the shard's own folder, ignore files and VCS folders are not counted.
+        entries_ignored: files and folders a walk left out because an ignore rule names
+            them (``.gitignore``, ``.mixleignore``, ``[ingest] ignore`` in ``mixle.toml``).
         files_reoptioned: files read again only because their last ingest had other options
             (tags, format, chunk size, redaction) or named them from another folder: their
             size and modification time are those recorded then.
@@ -175,6 +179,8 @@ class IngestReport:
     redaction_rules: Counter[str] = field(default_factory=Counter)
     unredacted_secrets: int = 0
     bytes_read: int = 0
+    entries_hidden: int = 0
+    entries_ignored: int = 0
     files_reoptioned: int = 0
     ids: list[str] = field(default_factory=list)
     files: list[FileOutcome] = field(default_factory=list)
@@ -331,6 +337,8 @@ class IngestReport:
             "redaction_rules": dict(sorted(self.redaction_rules.items())),
             "unredacted_secrets": self.unredacted_secrets,
             "bytes_read": self.bytes_read,
+            "entries_hidden": self.entries_hidden,
+            "entries_ignored": self.entries_ignored,
             "files_reoptioned": self.files_reoptioned,
             "interrupted": self.interrupted,
             "cancelled": self.cancelled,

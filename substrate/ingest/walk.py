@@ -88,6 +88,10 @@ class WalkResult:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
     # absolute paths that could not be read: what lies there is unknown, not gone
     unreadable: list[str] = field(default_factory=list)
+    # entries (files and folders) left out by name, counted so a run can say why a file it
+    # was expected to take is missing: hidden ones, and those the ignore rules name
+    hidden: int = 0
+    ignored: int = 0
 
 
 @dataclass(slots=True)
@@ -207,8 +211,13 @@ class _Walker:
             if name[0] == ".":
                 if not hidden:
                     # not walked; a visible link to it is followed, unless it is left out anyway
-                    if name in VCS_DIRS or (check and self.ignored(entry, child, rules)):
+                    if name in VCS_DIRS:
                         self.leave_out(entry)
+                    elif check and self.ignored(entry, child, rules):
+                        self.leave_out(entry)
+                        self.result.ignored += 1
+                    elif name not in IGNORE_FILES and not self.excluded(entry.path):
+                        self.result.hidden += 1  # (the shard's own folder is no news)
                     continue
                 if name in IGNORE_FILES and entry.is_file(follow_symlinks=False):
                     continue  # the walk's own rules (read above), no note to ingest or skip
@@ -216,6 +225,7 @@ class _Walker:
                 # the rules match its bytes: one they leave out is no failure
                 if check and self.ignored(entry, child, rules):
                     self.leave_out(entry)
+                    self.result.ignored += 1
                 else:
                     self.not_utf8(entry.path, child)
                 continue
@@ -224,6 +234,7 @@ class _Walker:
                 if entry.is_file(follow_symlinks=False):
                     if check and rules.ignored(child, name, False):
                         self.leave_out(entry)
+                        self.result.ignored += 1
                         continue
                     if lies is not None and self.met_before(lies, name, child):
                         continue
@@ -236,6 +247,7 @@ class _Walker:
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
                         self.prune(entry.path)
+                        self.result.ignored += name not in VCS_DIRS
                         continue
                     real = entry.path
                     if lies is not None:  # where it lies: a folder in the one that lies there
@@ -248,7 +260,9 @@ class _Walker:
                         self.real_dirs[entry.path] = real
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
-                    if not (check and rules.ignored(child, name, _leads_to_folder(entry))):
+                    if check and rules.ignored(child, name, _leads_to_folder(entry)):
+                        self.result.ignored += 1
+                    else:
                         self.links.append(_Link(entry.path, child, rules))
                 else:
                     self.result.skipped.append((child, "not a regular file"))

@@ -40,6 +40,19 @@ def test_ingest_folder_then_reingest_is_incremental(mixle, notes: Path) -> None:
     assert any("Antwerp" in t for t in texts) and not any("On-call" in t for t in texts)
 
 
+def test_the_summary_counts_what_the_walk_left_out_by_name(mixle, notes: Path) -> None:
+    (notes / ".obsidian").mkdir()
+    (notes / ".obsidian" / "app.md").write_text("# settings\n")
+    (notes / "drafts.md").write_text("# Draft\n\nNot ready.\n")
+    (notes / ".gitignore").write_text("drafts.md\n")
+    result = mixle("ingest", str(notes))
+    assert "0 failed, 1 hidden left out (--hidden takes them), 1 ignored by rules;" in result.stderr
+    report = mixle("ingest", str(notes), "--json").json()
+    assert (report["entries_hidden"], report["entries_ignored"]) == (1, 1)
+    taken = mixle("ingest", str(notes), "--hidden", "--json").json()
+    assert (taken["files_added"], taken["entries_hidden"]) == (1, 0)
+
+
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_tag_is_refused_as_add_refuses_it(mixle, notes: Path, blank: str) -> None:
     result = mixle("ingest", str(notes), "--tag", "ok", "--tag", blank)

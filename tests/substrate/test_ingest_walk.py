@@ -55,6 +55,18 @@ def test_hidden_and_vcs_folders_are_skipped(tmp_path: Path) -> None:
     assert with_hidden.skipped == [(".gitignore", "ignore file not read: not a regular file")]
 
 
+def test_entries_left_out_by_name_are_counted(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", ".env", ".hidden/b.md", ".git/c.md", "e/.f.md", "build/x.md")
+    _touch(tmp_path, "draft.tmp", ".cache.tmp", ".mixle/items.jsonl")
+    (tmp_path / ".gitignore").write_text("build/\n*.tmp\n")
+    (tmp_path / ".mixleignore").write_text("# none\n")
+    result = walk(tmp_path, exclude=[tmp_path / ".mixle"])
+    # hidden: .env, .hidden, e/.f.md (not .git, the ignore files or the shard's own folder)
+    assert (result.hidden, result.ignored) == (3, 3)  # build/, draft.tmp and .cache.tmp
+    everything = walk(tmp_path, hidden=True, exclude=[tmp_path / ".mixle"])
+    assert (everything.hidden, everything.ignored) == (0, 3)
+
+
 def test_excluded_folder_is_not_entered(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", "shard/items.md")
     assert [f.rel for f in walk(tmp_path, exclude=[tmp_path / "shard"]).files] == ["a.md"]
