@@ -9,12 +9,14 @@ reference implementation.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from substrate.catalog import StaleCatalogError
 from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
@@ -41,6 +43,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_NOT_PENDING = object()  # no unsaved change to an id (None is an unsaved removal)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _serialized(
+    method: Callable[Concatenate[Substrate, _P], _R],
+) -> Callable[Concatenate[Substrate, _P], _R]:
+    """Run ``method`` holding the store's own lock: threads sharing one ``Substrate`` take
+    turns with its buffers (a save must not drop a removal made while it wrote). What a
+    caller changes in place on a live item is the caller's to order."""
+
+    @functools.wraps(method)
+    def serialized(self: Substrate, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._guard:
+            return method(self, *args, **kwargs)
+
+    return serialized
+
 
 @dataclass(slots=True)
 class Changes:
@@ -62,11 +83,15 @@ class CompactStats:
 class Substrate:
     """A local shard of the knowledge substrate.
 
+    Threads may share one object: its methods take turns on its lock. A change made in place
+    to a live item (from ``get``) is saved by whichever save reads it first.
+
     Args:
         root: the shard directory. ``None`` keeps everything in memory until ``save(root)``.
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self._guard = threading.RLock()  # (``_serialized``)
         self.root: Path | None = None
         self.settings = Settings()
         self.mutation_count = 0
@@ -115,6 +140,7 @@ class Substrate:
         self._refuse_unfit(item)
         return self._keep(item)
 
+    @_serialized
     def _keep(self, item: SubstrateItem) -> str:
         """``put`` of an item whose fields were found fit (``_refuse_unfit``)."""
         if self.root is None:  # kept as given, as the seed's store keeps it in memory
@@ -165,6 +191,7 @@ class Substrate:
         nothing."""
         return self._fetch(item_id, keep=False)
 
+    @_serialized
     def _fetch(
         self, item_id: str, *, keep: bool, view: LogView | None = None
     ) -> SubstrateItem | None:
@@ -200,6 +227,7 @@ class Substrate:
         saved changes are read from the log)."""
         return {item_id for item_id, at in self._put_at.items() if at > count}
 
+    @_serialized
     def remove(self, item_id: str) -> bool:
         """Remove ``item_id`` (on disk, a tombstone is appended by the next ``save()``);
         whether it was live."""
@@ -224,6 +252,7 @@ class Substrate:
         """How many items have a change (an add or a removal) not saved yet."""
         return len(self._pending)
 
+    @_serialized
     def __len__(self) -> int:
         if self.root is None:
             return len(self._mem)
@@ -237,6 +266,7 @@ class Substrate:
     def __contains__(self, item_id: object) -> bool:
         return isinstance(item_id, str) and self._exists(item_id)
 
+    @_serialized
     def save(self, root: str | os.PathLike[str] | None = None) -> str:
         """Persist every change since the last save as one durable append; returns the log path.
 
@@ -298,6 +328,7 @@ class Substrate:
         with exclusive_lock(self._log.lock_path, wait=wait):
             yield
 
+    @_serialized
     def save_encoded(
         self,
         lines: Sequence[tuple[str, bytes]],
@@ -340,6 +371,7 @@ class Substrate:
             self._cache.pop(item_id, None)
         self.mutation_count += len(settled)
 
+    @_serialized
     def load(self, root: str | os.PathLike[str] | None = None) -> None:
         """Forget unsaved changes and read the shard at ``root`` (default: this shard's root)."""
         target = Path(root) if root is not None else self.root
@@ -353,6 +385,7 @@ class Substrate:
         self._pending.clear()
         self.mutation_count += 1
 
+    @_serialized
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:
         """(Re)build the search index over the current items; returns what was built."""
         from substrate.search import engine
@@ -391,6 +424,7 @@ class Substrate:
             for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters)
         ]
 
+    @_serialized
     def hits(
         self,
         query: str,
@@ -440,10 +474,10 @@ class Substrate:
         seen: set[str] = set()
         for data in self._saved_records():
             item_id = data["id"]
-            if item_id in self._pending:
+            pending = self._pending.get(item_id, _NOT_PENDING)  # (one look: another thread)
+            if pending is not _NOT_PENDING:
                 seen.add(item_id)
-                pending = self._pending[item_id]
-                if pending is not None and wanted(pending.kind, pending.scope):
+                if isinstance(pending, SubstrateItem) and wanted(pending.kind, pending.scope):
                     yield pending
                 continue
             cached = self._cache.get(item_id)
@@ -536,6 +570,7 @@ class Substrate:
         changes.removed += [i for i in dict.fromkeys(readded) if latest[i] is not None]
         return changes
 
+    @_serialized
     def pending_changes(self) -> Changes:
         """Changes made in this process and not yet saved: items put or removed, and items
         ``get`` kept that were changed in place (which the next ``save()`` writes too)."""
@@ -566,6 +601,7 @@ class Substrate:
             if line != baseline:
                 yield item_id, item, line
 
+    @_serialized
     def held_items(self) -> list[SubstrateItem]:
         """The items this process holds and a caller may change in place: those put and not
         yet saved, and those ``get`` kept (a search compares them with what it indexed)."""
@@ -591,6 +627,7 @@ class Substrate:
 
     # -- maintenance ---------------------------------------------------------------------------
 
+    @_serialized
     def compact(self, *, accept_loss: bool = False) -> CompactStats:
         """Rewrite the log with only the live items (atomically), then rebuild the catalog.
 
@@ -640,6 +677,7 @@ class Substrate:
         self._fresh_view().write_catalog()
         return CompactStats(before, after, len(entries))
 
+    @_serialized
     def checkpoint(self, *, min_lines: int = 0) -> bool:
         """Fold the lines saved since the catalog was written into it, so that opening the
         shard reads none of them (bulk writers call this when they finish).
@@ -745,8 +783,14 @@ class Substrate:
 
         state = self.__dict__.copy()
         state.pop(CACHE_ATTR, None)  # its compiled structures do not pickle: rebuilt when searched
+        del state["_guard"]  # each copy has a lock of its own
         return state
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._guard = threading.RLock()
+
+    @_serialized
     def close(self) -> None:
         """Release open files (the shard stays usable; they are reopened on demand)."""
         self._close_log_fd()
@@ -765,6 +809,7 @@ class Substrate:
 
     # -- internals -----------------------------------------------------------------------------
 
+    @_serialized
     def _fresh_view(self) -> LogView:
         view = self._view
         assert view is not None
@@ -791,6 +836,7 @@ class Substrate:
             if unchanged:
                 del self._cache[item_id]
 
+    @_serialized
     def _exists(self, item_id: str, view: LogView | None = None) -> bool:
         """Whether ``item_id`` is live; ``view``: the fresh view, when the caller has it."""
         if self.root is None:
@@ -829,6 +875,7 @@ class Substrate:
         assert self._log is not None
         return self._log.read_line(self._log_fd(), offset, length)
 
+    @_serialized
     def _load(self, data: dict[str, Any]) -> SubstrateItem:
         item = SubstrateItem.from_json(data)
         self._cache[item.id] = (item, encode(item))

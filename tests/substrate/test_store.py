@@ -3,6 +3,8 @@ from __future__ import annotations
 import dataclasses
 import errno
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 from substrate import Substrate, SubstrateItem
 from substrate.derived import CATALOG_FILE, INDEX_DIR
 from substrate.errors import InvalidInputError, ShardError, SubstrateError
+from substrate.log import LogFile
 from substrate.store import CompactStats
 from substrate.view import TAIL_LIMIT
 
@@ -1373,3 +1376,26 @@ def test_add_masks_secrets_and_put_keeps_the_item_as_given(tmp_path: Path) -> No
     assert token in shard.get(raw).text  # type: ignore[union-attr]  # the raw layer
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert stored.count(token) == 2  # the two asked for: never the one added plainly
+
+
+def test_threads_sharing_one_store_take_turns_a_removal_during_a_save_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Substrate(tmp_path / "s")
+    late = store.add("text", "written by the save under way")
+    appending = threading.Event()
+    append = LogFile.append
+
+    def slow_append(log: LogFile, lines: list[bytes]) -> Any:
+        appending.set()
+        time.sleep(0.2)  # the other thread's removal comes while the lines are written
+        return append(log, lines)
+
+    monkeypatch.setattr(LogFile, "append", slow_append)
+    saving = threading.Thread(target=store.save)
+    saving.start()
+    appending.wait(5)
+    assert store.remove(late)  # waits for the save: then removes what it wrote
+    saving.join()
+    store.save()
+    assert late not in Substrate(tmp_path / "s")
