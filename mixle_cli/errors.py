@@ -107,6 +107,10 @@ def _shard_hint(exc: ShardError) -> str | None:
     if any(cause in message for cause in _DENIED):
         if message.startswith("cannot read"):
             return "check that you may read the shard's files (or use another with --shard)"
+        if message.startswith("cannot use"):  # (the library knows not which of the two)
+            return (
+                "check that you may read and write the shard's files (or use another with --shard)"
+            )
         return "check that you may write to the shard's folder (or use another with --shard)"
     if any(cause in message for cause in _FULL):
         return "free some space; nothing acknowledged before was lost"

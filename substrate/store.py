@@ -26,6 +26,7 @@ from substrate.errors import (
     LostCommitsError,
     MissingShardError,
     ShardError,
+    SubstrateError,
     scope_set,
 )
 from substrate.item import SubstrateItem
@@ -53,12 +54,19 @@ def _serialized(
 ) -> Callable[Concatenate[Substrate, _P], _R]:
     """Run ``method`` holding the store's own lock: threads sharing one ``Substrate`` take
     turns with its buffers (a save must not drop a removal made while it wrote). What a
-    caller changes in place on a live item is the caller's to order."""
+    caller changes in place on a live item is the caller's to order. A file of the shard the
+    system will not let it use (permissions, a folder where a file belongs) is a
+    ``ShardError``, as the library's callers are promised, not a bare ``OSError``."""
 
     @functools.wraps(method)
     def serialized(self: Substrate, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._guard:
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except SubstrateError:
+                raise
+            except OSError as exc:
+                raise _unusable(exc) from exc
 
     return serialized
 
@@ -78,6 +86,25 @@ class CompactStats:
     bytes_before: int
     bytes_after: int
     live_items: int
+
+
+def _shard_path(root: object) -> Path:
+    """``root`` as the path of a shard; "" (which would be the working folder, a slip of an
+    unset variable) and what is no path are refused."""
+    if not isinstance(root, str | os.PathLike) or isinstance(os.fspath(root), bytes):
+        raise InvalidInputError(
+            f"root must be a path (str or os.PathLike), not {type(root).__name__}"
+        )
+    if not os.fspath(root):
+        raise InvalidInputError('root is empty: give the shard\'s folder ("." for this one)')
+    return Path(root)
+
+
+def _unusable(exc: OSError) -> ShardError:
+    from substrate.secrets.sources import shown_path  # (a name written safely: rarely needed)
+
+    where = f" {shown_path(os.fsdecode(exc.filename))}" if exc.filename else ""
+    return ShardError(f"cannot use{where}: {exc.strerror or exc}")
 
 
 class Substrate:
@@ -109,8 +136,9 @@ class Substrate:
         self._fd: int | None = None
         self._fd_ino = -1
         if root is not None:
-            self._bind(Path(root))
+            self._bind(_shard_path(root))
 
+    @_serialized
     def _bind(self, root: Path) -> None:
         # what may refuse the shard (a FIFO, a bad mixle.toml) comes before anything is let go
         refuse_undecodable_path(root)
@@ -278,7 +306,7 @@ class Substrate:
                 in-memory store has nowhere to save; a ValueError, as the seed API raises).
             ShardError: the shard cannot be written (no such place, permissions, full disk).
         """
-        target = Path(root) if root is not None else self.root
+        target = _shard_path(root) if root is not None else self.root
         if target is None:
             raise InvalidInputError("save() needs a root: Substrate(root) or save(root)")
         if self.root is None or target.resolve() != self.root.resolve():
@@ -374,7 +402,7 @@ class Substrate:
     @_serialized
     def load(self, root: str | os.PathLike[str] | None = None) -> None:
         """Forget unsaved changes and read the shard at ``root`` (default: this shard's root)."""
-        target = Path(root) if root is not None else self.root
+        target = _shard_path(root) if root is not None else self.root
         if target is None:
             raise InvalidInputError("load() needs a root")
         if not (target / LOG_FILE).exists():

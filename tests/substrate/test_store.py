@@ -1399,3 +1399,17 @@ def test_threads_sharing_one_store_take_turns_a_removal_during_a_save_is_kept(
     saving.join()
     store.save()
     assert late not in Substrate(tmp_path / "s")
+
+
+@pytest.mark.parametrize("root", ["", b"/tmp/shard", 5])
+def test_a_root_that_is_empty_or_no_path_is_refused(root: Any) -> None:
+    with pytest.raises(InvalidInputError, match="root"):
+        Substrate(root)
+    with pytest.raises(InvalidInputError, match="root"):
+        Substrate().save(root)
+
+
+def test_a_shard_file_the_system_will_not_let_it_use_is_a_shard_error(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").mkdir()  # a folder where the log belongs
+    with pytest.raises(ShardError, match="items.jsonl"):
+        len(Substrate(tmp_path))
