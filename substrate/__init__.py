@@ -1032,7 +1032,8 @@ if TYPE_CHECKING:
         wide_encoding as wide_encoding,
     )
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+if not TYPE_CHECKING:  # a type checker, which cannot read this list, takes the imports above
+    __all__ = [*sorted(_EXPORTS), "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -1045,4 +1046,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return __all__
+    return [*sorted(_EXPORTS), "__version__"]

@@ -72,7 +72,7 @@ class Action:
 
     name: str
     kind: str
-    run: Callable[[str], Iterable[Any]]
+    run: Callable[[str], list[Any]]
     cost: float = 1.0
     description: str = ""
     base_score: float = 0.0
