@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,6 +17,9 @@ from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import given_ids
+
+if TYPE_CHECKING:
+    from substrate import SubstrateItem
 from substrate import (
     CorruptShardError,
     InvalidInputError,
@@ -193,7 +196,7 @@ def freshness_cmd(
     elif how is output.Mode.JSONL:  # one stale item per line
         output.emit_jsonl(stale)
     else:
-        _print_freshness(report, max_age, _published_ids(app_state, report))
+        _print_freshness(report, max_age, _not_ingested(app_state, report))
     app_state.fail_if_none_of_its_own(empty)  # told even beside stale shared items
     if report["n_stale"]:
         raise typer.Exit(FOUND)
@@ -213,7 +216,9 @@ def _age_limit(max_age: str) -> float:
         raise InvalidInputError(f"--max-age: {exc}") from exc
 
 
-def _print_freshness(report: dict[str, Any], max_age: str | None, published: set[str]) -> None:
+def _print_freshness(
+    report: dict[str, Any], max_age: str | None, elsewhere: dict[str, str]
+) -> None:
     n, stale = report["n_items"], report["n_stale"]
     if not stale:
         output.emit_text(f"all {n} item(s) fresh")
@@ -235,18 +240,23 @@ def _print_freshness(report: dict[str, Any], max_age: str | None, published: set
             for s in report["stale"]
         ),
     )
-    # (a published copy's file changed: ingest changes nothing of it, its own hint says what does)
+    # (a published copy's file changed, or an item an explicit form stored: ingest changes
+    # nothing of it, a hint of its own says what does)
     ingested = Counter(
         sig.split(":", 1)[0]
         for s in report["stale"]
-        if s["item_id"] not in published
+        if s["item_id"] not in elsewhere
         for sig in s["signals"]
     )
     for told, hint in _FRESHNESS_HINTS:
         if (ingested if told == _INGEST_KINDS else kinds).keys() & set(told):
             output.note(f"hint: {hint}")
-    if published:
-        output.note(f"hint: {_PUBLISHED_HINT.format(', '.join(sorted(published)))}")
+    by_command: dict[str, list[str]] = {}
+    for item_id, command in sorted(elsewhere.items()):
+        by_command.setdefault(command, []).append(item_id)
+    for command, ids in sorted(by_command.items()):
+        template = _PUBLISHED_HINT if command == _PUBLISHED else _EXPLICIT_HINT
+        output.note(f"hint: {template.format(', '.join(ids), command=command)}")
 
 
 # A published copy keeps its text when its file changes: ingest gives the file's new text a
@@ -257,17 +267,42 @@ _PUBLISHED_HINT = (
 )
 
 
-def _published_ids(app_state: AppState, report: dict[str, Any]) -> set[str]:
-    """The stale items whose file changed that are published copies (``_PUBLISHED_HINT``)."""
+# An item an explicit form stored stays when its file changes or goes: that form adds what it
+# reads, and `mixle ingest` keeps its own items of the same file apart from it
+_EXPLICIT_HINT = (
+    "item(s) {} were stored by `mixle {command}`, which adds what it reads and removes "
+    "nothing: run it again for the new content, then remove the old item(s) with `mixle rm ID`"
+)
+_PUBLISHED = "publish"
+
+
+def _not_ingested(app_state: AppState, report: dict[str, Any]) -> dict[str, str]:
+    """The stale items whose file changed or went that `mixle ingest` does not bring up to
+    date: published copies (``_PUBLISHED_HINT``) and the items of an explicit form
+    (``_EXPLICIT_HINT``), each with what stored it."""
     from substrate import published_copy
 
-    changed = [
-        s["item_id"]
-        for s in report["stale"]
-        if any(signal.startswith("changed") for signal in s["signals"])
-    ]
-    items = app_state.substrate().read_items(changed, keep=False) if changed else {}
-    return {i for i, item in items.items() if published_copy(item)}
+    told = {
+        s["item_id"]: {signal.split(":", 1)[0] for signal in s["signals"]} for s in report["stale"]
+    }
+    gone = [item_id for item_id, kinds in told.items() if kinds & set(_INGEST_KINDS)]
+    items = app_state.substrate().read_items(gone, keep=False) if gone else {}
+    found = {}
+    for item_id, item in items.items():
+        if published_copy(item):
+            if "changed" in told[item_id]:
+                found[item_id] = _PUBLISHED
+        elif "ingest_options" not in item.provenance:  # (every item `ingest` stores has them)
+            found[item_id] = _explicit_form(item)
+    return found
+
+
+def _explicit_form(item: SubstrateItem) -> str:
+    if item.kind == "artifact" and item.provenance.get("source") == "registry":
+        return "ingest-artifacts"
+    if item.kind == "trace":
+        return "ingest-traces"
+    return "ingest-file" if "size" in item.provenance else "ingest-docs"  # (docs: no file's)
 
 
 # What to do about each kind of staleness, said once under the table

@@ -730,6 +730,27 @@ def test_freshness_counts_each_signal_and_says_how_to_refresh_a_published_copy(
     assert "`mixle ingest` the folders" not in again.stderr  # which would change nothing
 
 
+def test_freshness_names_the_explicit_form_that_stored_an_item_not_ingest(
+    mixle: Run, tmp_path: Path
+) -> None:
+    registry = tmp_path / "registry"
+    (registry / "orca").mkdir(parents=True)
+    manifest = registry / "orca" / "manifest.json"
+    manifest.write_text('{"kind": "model", "meta": {"mmlu": 0.61}}')
+    traces = tmp_path / "runs.jsonl"
+    traces.write_text('{"input": "q", "answer": "a"}\n')
+    assert mixle("ingest-artifacts", str(registry), "-q").exit_code == 0
+    assert mixle("ingest-traces", str(traces), "-q").exit_code == 0
+    ids = {row["kind"]: row["id"] for row in mixle("ls", "--jsonl").jsonl()}
+    manifest.write_text('{"kind": "model", "meta": {"mmlu": 0.63}}')
+    traces.write_text('{"input": "q", "answer": "b"}\n')
+    result = mixle("freshness")
+    assert result.exit_code == 1
+    assert f"item(s) {ids['artifact']} were stored by `mixle ingest-artifacts`" in result.stderr
+    assert f"item(s) {ids['trace']} were stored by `mixle ingest-traces`" in result.stderr
+    assert "`mixle ingest` the folders" not in result.stderr  # it would store them again
+
+
 def test_audit_json_names_holders_by_id_only(mixle: Run, shard: Substrate) -> None:
     # read as a team, a link that leads nowhere it can see is named by no id (gone, or in a
     # scope it cannot read): no key of held_by is the sentence standing for it
