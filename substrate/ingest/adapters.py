@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -37,14 +36,15 @@ from substrate.ingest.formats.jsonl import add_rows, json_rows
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
+from substrate.ingest.ignore import compile_rule, enclosing_rules
 from substrate.ingest.prepare import LINES_APART
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment, mark_secrets_across
 from substrate.ingest.session import too_large
-from substrate.ingest.settings import size_limit
+from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
-from substrate.ingest.walk import shard_file
+from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
@@ -487,7 +487,9 @@ def ingest_artifacts(
     (``{"ref": dir, "manifest": {...}}``) and copies nothing else. Provenance: ``source``
     ("registry"), ``path`` (the directory), ``artifact_kind``, ``parent``, ``manifest``,
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
-    an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
+    an object is reported and left out. The folder is walked as ``ingest_path`` walks one:
+    hidden and VCS folders and what the ignore rules name are passed over (where the reference
+    read every ``manifest.json`` below). Returns [] when ``registry_root`` is not a directory.
     """
     refuse_non_text(scope=scope)
     if not os.fspath(registry_root):  # Path("") would be the working directory
@@ -496,33 +498,18 @@ def ingest_artifacts(
     if not root.is_dir():
         return []
     limit = size_limit(substrate)
-    manifests = []
-
-    def unreadable(exc: OSError) -> None:  # its artifacts are unknown: not silently none
-        if report is not None:
-            report.files_scanned += 1  # as a folder the walk of ``ingest`` cannot read
-        where = str(exc.filename)
-        reason = f"unreadable directory: {exc.strerror}"
-        _file_failed(report, where, reason, path=os.path.abspath(where))
-
-    # never follows directory links: no loops
-    for dirpath, dirs, files in os.walk(root, onerror=unreadable):
-        if "manifest.json" in files or "manifest.json" in dirs:
-            manifests.append(Path(dirpath) / "manifest.json")
+    manifests = _manifests(substrate, root, report)
     if not manifests and report is not None:  # said, not silent: the wrong folder, perhaps
         report.tell(str(root), ["no artifact folder here (one holds a manifest.json)"])
     now = time.time()
     ids: list[str] = []
-    for manifest_path in sorted(manifests):
+    for manifest_path in manifests:
         name = str(manifest_path)
         where_read = os.path.abspath(name)  # reported as other commands report a file
         if report is not None:
             report.files_scanned += 1
         try:
             info = manifest_path.stat()
-            if stat.S_ISDIR(info.st_mode):
-                _file_failed(report, name, "a folder, not a manifest file", path=where_read)
-                continue
             if info.st_size > limit:  # as `ingest --as artifacts` skips it
                 _file_skipped(report, name, too_large(info.st_size, limit), where_read)
                 continue
@@ -570,6 +557,37 @@ def ingest_artifacts(
             report.bytes_read += len(data)
             report.record_file(name, where_read, added=added, rewritten=rewritten, gave_items=True)
     return ids
+
+
+def _manifests(substrate: Substrate, root: Path, report: IngestReport | None) -> list[Path]:
+    """The ``manifest.json`` files under ``root``, found as ``ingest`` walks a folder: hidden
+    and VCS folders, and what the ignore rules name, are left out (a bad manifest is let go
+    with a line in ``.mixleignore``, as its failure says); links lead nowhere outside or round.
+    Each is named from ``root`` as given (an artifact's id comes from its folder's path)."""
+    walked = WalkResult()
+    real = Path(os.path.realpath(root))
+    extra = [rule for rule in map(compile_rule, ignore_rules(substrate)) if rule]
+    exclude = [substrate.root] if substrate.root is not None else []
+    found = files_by_folder(
+        real, walked, exclude=exclude, rules=enclosing_rules(real), extra_rules=extra
+    )
+    manifests: list[Path] = []
+    odd: set[str] = set()  # folders named manifest.json: told once, not walked for artifacts
+    for entry in (entry for files in found for entry in files):
+        parts = entry.rel.split("/")
+        if "manifest.json" in parts[:-1]:
+            odd.add("/".join(parts[: parts.index("manifest.json") + 1]))
+        elif parts[-1] == "manifest.json":
+            manifests.append(root / entry.rel)
+    for rel, reason in walked.failed:  # its artifacts are unknown: not silently none
+        if report is not None:
+            report.files_scanned += 1  # as ``ingest`` counts a folder it cannot read
+        _file_failed(report, str(root / rel), reason, path=str(real / rel))
+    for rel in sorted(odd):
+        if report is not None:
+            report.files_scanned += 1
+        _file_failed(report, str(root / rel), "a folder, not a manifest file", path=str(real / rel))
+    return sorted(manifests)
 
 
 def _file_skipped(

@@ -594,3 +594,17 @@ def test_a_folder_given_to_ingest_file_is_refused_and_pointed_to_ingest_path(
     with pytest.raises(InvalidInputError, match="jsonl_path must be a file path, not int"):
         ingest_traces(shard, 3)  # type: ignore[arg-type]
     assert ingest_file(shard, tmp_path / "missing.md") == [] and len(shard) == 0
+
+
+def test_artifacts_are_found_as_ingest_walks_a_folder(tmp_path: Path) -> None:
+    # a bad manifest's failure says to leave it out with a line in .mixleignore: it is read
+    for name in ("good", "broken", ".trash/old", "build/tmp"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "manifest.json").write_text('{"kind": "model"}')
+    (tmp_path / "broken" / "manifest.json").write_bytes(b'{"kind": "\xff"}')
+    (tmp_path / ".mixleignore").write_text("broken/\n")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    report = IngestReport()
+    ids = ingest_artifacts(Substrate(), tmp_path, report=report)
+    assert len(ids) == 1 and report.ok  # not the hidden, ignored or left-out ones
+    assert [Path(f.source).parent.name for f in report.files] == ["good"]

@@ -454,6 +454,7 @@ def test_a_manifest_that_is_a_folder_or_too_large_is_reported(tmp_path: Path) ->
 
     registry = tmp_path / "registry"
     (registry / "odd" / "manifest.json").mkdir(parents=True)
+    (registry / "odd" / "manifest.json" / "model.bin").write_bytes(b"\0")  # (an empty one: none)
     (registry / "big").mkdir()
     (registry / "big" / "manifest.json").write_text(
         '{"kind": "model", "blob": "' + "x" * 200 + '"}'
