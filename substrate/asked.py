@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from substrate.alternatives import alternatives_named
 from substrate.antonyms import prefixed_opposites
-from substrate.bridging import before_description
+from substrate.bridging import before_description, clause_terms
 from substrate.claims import AUXILIARIES
 from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
@@ -142,7 +142,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         sides_asked=_relation_asked(question),
         marked=designators(question),
         ids=ids,
-        bridged=_bridged_ids(ids, packet.texts, wanted),
+        bridged=_bridged_ids(ids, packet.texts, wanted, clause_terms(question)),
         negated=sides(question),
         chosen_ones=alternatives_named(question),
         topic=topic,
@@ -303,19 +303,27 @@ def _bridged_ids(
     ids: list[tuple[frozenset[str], frozenset[str]]],
     texts: Sequence[str],
     wanted: frozenset[str],
+    clause: frozenset[str],
 ) -> frozenset[frozenset[str]]:
     """The terms of each identifier that a sentence of ``texts`` names beside one the
     question names, and whose every word the question says ("payments-api is owned by
-    team-payments", asked who leads the team that owns payments-api). Not "srv-008 is a
-    replica of srv-010": srv-010's facts are no answer about srv-008."""
+    team-payments", asked who leads the team that owns payments-api); or, where the
+    question's identifier lies in the clause describing what it asks of (``clause``: its
+    terms), one a sentence saying the whole clause names ("Orca-ft-v2 is fine-tuned from
+    llama-base-7b", asked of the model fine-tuned from llama-base-7b). Not "srv-008 is
+    a replica of srv-010": srv-010's facts are no answer about srv-008."""
     if not ids:
         return frozenset()
+    inner = [name for name, _ in ids if name <= clause]
     bridged = set()
     for text in texts:
         for sentence in sentences(text):
-            held = {other for other, _ in identifiers_in_place(sentence) if other <= wanted}
+            named = {other for other, _ in identifiers_in_place(sentence)}
+            held = {other for other in named if other <= wanted}
             if any(name in held for name, _ in ids):
                 bridged.update(held)
+            if any(name in named for name in inner) and clause <= terms(sentence):
+                bridged.update(named)  # (it says the whole clause: of what is asked of)
     return frozenset(bridged - {name for name, _ in ids})
 
 

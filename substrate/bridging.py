@@ -27,10 +27,12 @@ from substrate.questions import (
 )
 
 # Where a question goes through something it describes rather than names: a relative clause
-# ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
+# ("the team that owns"), a participle ("the runbook used to fix", "the service owned by",
+# "the model fine-tuned from") or
 # a possessive "of" ("the primary owner of eta-service"); after the words that ask.
 _RELATIONAL = re.compile(
-    r"\s(?:that|which|who|whom|whose|where|of)\s|\s[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at)\s",
+    r"\s(?:that|which|who|whom|whose|where|of)\s"
+    r"|\s(?:[a-z]+-)?[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at|from)\s",
     re.IGNORECASE,
 )
 # The words that ask ("In which", "Who"): a "which" there asks, it describes nothing
@@ -91,6 +93,19 @@ def described_terms(question: str) -> frozenset[str]:
     if found is None or found.group().strip().lower() == "of":
         return frozenset()
     return terms(" ".join(_split_at_description(question)[1]))
+
+
+def clause_terms(question: str) -> frozenset[str]:
+    """The terms of the relative clause or participle of ``question``, to where it ends:
+    "owns", "billing" and "worker" of "Who leads the team that owns the billing-worker?",
+    "fine", "tune", "llama", "base" and "7b" of "... the model fine-tuned from llama-base-7b?".
+    Empty for an "of" (which names what is asked) and when it describes nothing."""
+    question = question.strip()
+    found = _description(question)
+    if found is None or found.group().strip().lower() == "of":
+        return frozenset()
+    end = _CLAUSE_END.search(question, found.end())
+    return terms(question[found.start() : end.start() if end else None])
 
 
 def clause_object_terms(question: str) -> frozenset[str]:
@@ -322,9 +337,10 @@ def bridged_pair(
         links = mentions.links_from(first)
         best: tuple[int, int] | None = None
         second = None
+        rest = missing - named  # what is asked, beside the names the question gives
         for pos in range(len(candidates)):
             says = missing & told[pos]
-            if pos == first or not needed <= says or 2 * len(says) < len(missing):
+            if pos == first or not needed <= says or 2 * len(says & rest) < len(rest):
                 continue
             if not says_the_clause(described, told[first] | told[pos]):
                 continue  # of another service than "the gizmo service" asked of

@@ -322,7 +322,7 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     if lead:  # "Returns the default watermark." then "Defaults to `65536`."
         have, said = have | (terms(lead) & asked.whole), f"{lead} {said}"
     ids = asked.ids
-    if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
+    if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said), asked.bridged):
         return None  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
     thing = pronoun_for(heading, title, sentence)
     if thing:  # "It is written in Go." under "billing-worker" speaks of it
@@ -519,12 +519,16 @@ def _names_the_kind(candidate: Quotable, frame: Frame) -> bool:
     return bool(frame.keys() & terms(candidate.said))
 
 
-def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: frozenset[str]) -> bool:
+def _names_none_of(
+    ids: list[tuple[frozenset[str], frozenset[str]]],
+    said: frozenset[str],
+    bridged: frozenset[frozenset[str]] = frozenset(),
+) -> bool:
     """Whether the terms ``said`` (of a sentence with its headings, or of the heading a pronoun
-    stands for) hold none of the identifiers the question names (``ids``): "Owner: Core
-    Platform." under "ledger-api", or "It is written in Python." under "invoice-api", says
-    nothing of the billing-worker."""
-    return not any(name <= said for name, _ in ids)
+    stands for) hold none of the identifiers the question names (``ids``), nor one bridged to
+    them (``Asked.bridged``): "Owner: Core Platform." under "ledger-api", or "It is written in
+    Python." under "invoice-api", says nothing of the billing-worker."""
+    return not any(name <= said for name, _ in ids) and not any(b <= said for b in bridged)
 
 
 _WH = re.compile(rf"\s*(?:{'|'.join(sorted(WH_WORDS))})\b", re.IGNORECASE)

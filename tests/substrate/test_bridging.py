@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from substrate.bridging import Names, bridge_query, names_in, names_of, outer_terms, relational
 from substrate.context.compress import terms
+
+if TYPE_CHECKING:
+    from substrate import Substrate
 
 
 @pytest.mark.parametrize(
@@ -21,6 +26,7 @@ from substrate.context.compress import terms
         ("That is all?", False),  # never the first word
         ("At which port is the company helicopter based?", False),  # "which" asks here
         ("In which city is the commander of INC-22 based?", True),
+        ("What was the rating of the model fine-tuned from llama-base-7b?", True),
     ],
 )
 def test_a_question_describing_what_it_asks_about(question: str, expected: bool) -> None:
@@ -184,3 +190,39 @@ def test_an_identifier_named_beside_the_asked_one_does_not_answer_for_it(questio
         assert (
             answer_from_substrate(store, question, ExtractiveAnswerer(), hops=hops).answer is None
         )
+
+
+def _model_notes() -> Substrate:
+    from substrate import Substrate
+
+    store = Substrate()
+    store.add(
+        "text",
+        "Orca-ft-v2 is fine-tuned from llama-base-7b on the support tickets dataset.\n"
+        "Orca-ft-v2 scores 0.612 on MMLU.\n\nSee [the eval](eval.md) for details.",
+        provenance={"path": "/notes/orca.md", "section": "Orca fine-tune v2"},
+    )
+    store.add(
+        "text",
+        "Helpfulness was rated 0.81 by human raters.\nKnown weakness: hallucinated refunds.",
+        provenance={"path": "/notes/eval.md", "section": "Evaluation of orca-ft-v2"},
+    )
+    return store
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What was the helpfulness rating of the model fine-tuned from llama-base-7b?", "0.81"),
+        ("What is the known weakness of the model fine-tuned from llama-base-7b?", "refunds"),
+    ],
+)
+def test_a_model_described_by_what_it_was_fine_tuned_from_is_followed_to_its_page(
+    question: str, expected: str
+) -> None:
+    # the page names the model in its heading only: the sentence saying the question's
+    # clause ("fine-tuned from llama-base-7b") bridges to it; another score is no answer
+    from substrate import ExtractiveAnswerer, answer_from_substrate
+
+    answer = answer_from_substrate(_model_notes(), question, ExtractiveAnswerer(), hops=2).answer
+    assert answer is not None and expected in answer and "MMLU" not in answer
