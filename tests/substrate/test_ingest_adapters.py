@@ -608,3 +608,12 @@ def test_artifacts_are_found_as_ingest_walks_a_folder(tmp_path: Path) -> None:
     ids = ingest_artifacts(Substrate(), tmp_path, report=report)
     assert len(ids) == 1 and report.ok  # not the hidden, ignored or left-out ones
     assert [Path(f.source).parent.name for f in report.files] == ["good"]
+
+
+def test_a_manifest_kind_that_is_no_string_reads_as_json_spells_it(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    manifest = {"kind": {"x": 1}, "meta": {"task": 1}, "io": {"kind": True}}
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps(manifest))
+    store = Substrate()
+    [item_id] = ingest_artifacts(store, tmp_path)
+    assert store.get(item_id).text == 'b {"x": 1} task true'  # not Python's {'x': 1} and True

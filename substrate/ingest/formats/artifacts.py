@@ -15,6 +15,7 @@ from typing import Any
 
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonfile import load_json, parse_json
+from substrate.ingest.formats.records import stringify
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 
 ARTIFACT_KEYS = ("mixle_artifact", "kind", "meta", "io")
@@ -59,12 +60,12 @@ def artifact_summary(name: str, manifest: dict[str, Any]) -> str:
     parts = [name]
     kind = artifact_kind(manifest)
     if kind:
-        parts.append(str(kind))
+        parts.append(stringify(kind))  # (a kind that is no string, spelt as JSON spells it)
     meta = manifest_meta(manifest)
     parts.extend(k for k in _TASK_KEYS if k in meta)
     io = manifest.get("io")
     if isinstance(io, dict) and io.get("kind"):
-        parts.append(str(io["kind"]))
+        parts.append(stringify(io["kind"]))
     return " ".join(parts)
 
 
