@@ -87,7 +87,10 @@ def retrieve_cmd(
         list[str] | None,
         typer.Option(
             "--weight",
-            help="Score multiplier for a kind, as KIND=NUMBER (repeatable; 0 leaves the kind out).",
+            help=(
+                "Score multiplier for a kind, as KIND=NUMBER (repeatable; 0 leaves the kind "
+                "out; above 1 a score may pass 1, and --min-score is compared before it)."
+            ),
         ),
     ] = None,
     flat: Annotated[
