@@ -782,14 +782,17 @@ def test_a_csv_cell_larger_than_the_csv_modules_default_limit_is_read() -> None:
     assert csv.field_size_limit() == 131_072  # the module's limit is left as it was
 
 
-def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:
-    parsed = _parse("csv", 'a,b\n1,2\n3\n"multi\nline",4\n')
+def test_csv_row_with_more_fields_is_reported_and_left_out_one_with_fewer_kept() -> None:
+    parsed = _parse("csv", 'a,b,c\n1,2,3\n4,5\n"multi\nline",6,7,8\n9,10,11\n')
     assert [s.payload for s in parsed.segments] == [
-        {"a": "1", "b": "2"},
-        {"a": "multi\nline", "b": "4"},
+        {"a": "1", "b": "2", "c": "3"},
+        {"a": "4", "b": "5", "c": ""},  # a spreadsheet's row, its empty last cell left out
+        {"a": "9", "b": "10", "c": "11"},
     ]
-    assert parsed.segments[1].line_start == 4 and parsed.segments[1].line_end == 5
-    assert [(i.line, i.reason) for i in parsed.issues] == [(3, "row has 1 field, the header has 2")]
+    assert [s.line_start for s in parsed.segments] == [2, 3, 6]
+    assert [(i.line, i.reason) for i in parsed.issues] == [
+        (4, "row has 4 fields, the header has 3")
+    ]
 
 
 def test_broken_csv_is_rejected_with_its_line() -> None:

@@ -7,7 +7,8 @@ comma in ``"Smith, J"`` or in ``Notes (a, b)`` separates nothing). A delimiter w
 cannot be read (``"Smith, J";40`` split at commas) is passed over; of two that split alike,
 the one giving more fields wins, then the comma. Quoting rules are always the standard ones.
 A first line ``sep=;``, which Excel writes to name the separator, is read as that: no row. A
-row with a different number of fields than the header is reported (file:line) and left out. A
+row with more fields than the header is reported (file:line) and left out; one with fewer
+has its last cells empty (spreadsheets and many exports leave empty trailing cells out). A
 file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
 line where the row that cannot be read starts.
 
@@ -199,7 +200,9 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                 else:
                     header = ["key", "value"]  # a headerless list of settings: a record too
                     first_value = row[1]  # ... unless it was a header after all
-            if len(row) != len(header):
+            if len(row) < len(header):  # its last cells left out, as spreadsheets write them
+                row += [""] * (len(header) - len(row))
+            if len(row) > len(header):  # (a cell with no name would be lost, or misplaced)
                 fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
                 parsed.issues.append(
                     LineIssue(first, f"row has {fields}, the header has {len(header)}")
