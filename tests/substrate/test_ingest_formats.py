@@ -1012,10 +1012,24 @@ def test_numbers_past_a_float_s_range_are_valid_json_kept_as_written() -> None:
         ({"a": "1e400"}, 2),
     ]
     # beside what JSON forbids, such a number is still invalid JSON
-    bad = ['{"a": 1e400, "b": NaN}', '{"a": 1e400, "b": "\\ud800"}', '{"a": 1e400,}']
+    bad = ['{"a": 1e400, "b": "\\ud800"}', '{"a": 1e400,}', '{"a": NaNa}']
     parsed = PARSERS["jsonl"]("\n".join(bad), ParseContext(2000, "h.jsonl", "h.jsonl"))
     assert not parsed.segments and [i.line for i in parsed.issues] == [1, 2, 3]
-    assert "Expecting property name" in parsed.issues[2].reason  # the error, not the number
+    assert "Expecting property name" in parsed.issues[1].reason  # the error, not the number
+
+
+def test_nan_and_infinity_as_python_writes_them_are_kept_as_written() -> None:
+    # json.dump writes a float NaN so unless told not to: the row is kept, not lost
+    rows = ['{"s": "t1", "r": 21.5}', '{"s": "t2", "r": NaN}', '{"hi": Infinity, "lo": -Infinity}']
+    parsed = PARSERS["jsonl"]("\n".join(rows), ParseContext(2000, "h.jsonl", "h.jsonl"))
+    assert not parsed.issues
+    assert [s.payload for s in parsed.segments] == [
+        {"s": "t1", "r": 21.5},
+        {"s": "t2", "r": "NaN"},
+        {"hi": "Infinity", "lo": "-Infinity"},
+    ]
+    whole = PARSERS["json"]("[" + ",\n".join(rows) + "]", ParseContext(2000, "h.json", "h.json"))
+    assert [s.payload["r"] for s in whole.segments[:2]] == [21.5, "NaN"]
 
 
 def test_json_lines_in_a_json_file_are_rejected_with_a_hint() -> None:

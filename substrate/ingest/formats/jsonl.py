@@ -44,8 +44,9 @@ def loads(text: str) -> Any:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         # orjson refuses a number past a float's range (1e400, an integer of 400 digits),
-        # which is valid JSON: read again. Other errors keep orjson's words.
-        if "number" not in exc.msg:
+        # which is valid JSON, and NaN or Infinity, which Python's json.dump writes for such
+        # floats unless told not to: read again. Other errors keep orjson's words.
+        if "number" not in exc.msg and not _CONSTANT.search(text):
             raise
         value = _exact(text, exc)
     if nesting_depth(value) > MAX_NESTING:
@@ -63,7 +64,7 @@ def _exact(text: str, error: orjson.JSONDecodeError) -> Any:
     written; ``error`` (orjson's) is raised when the text is invalid JSON all the same."""
     try:
         value = json.loads(
-            text, parse_int=_exact_int, parse_float=_finite_float, parse_constant=_refused
+            text, parse_int=_exact_int, parse_float=_finite_float, parse_constant=_as_written
         )
         orjson.dumps(value)  # a lone surrogate ("\\ud800"), which orjson refuses to read
     except json.JSONDecodeError as exc:  # the error past the number, as orjson's callers take it
@@ -73,9 +74,13 @@ def _exact(text: str, error: orjson.JSONDecodeError) -> Any:
     return value
 
 
-def _refused(constant: str) -> Any:
-    """NaN and Infinity: the standard parser's extensions, no JSON."""
-    raise ValueError(f"{constant} is no JSON value")
+def _as_written(constant: str) -> str:
+    """NaN and Infinity (no JSON, though Python writes them) kept as written, as a number
+    past a float's range is: a shard's JSON cannot hold them as numbers."""
+    return constant
+
+
+_CONSTANT = re.compile(r"(?:NaN|Infinity)\b")
 
 
 def _has_huge_float(value: Any) -> bool:
