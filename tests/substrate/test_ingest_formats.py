@@ -1091,3 +1091,12 @@ def test_a_section_of_characters_that_show_nothing_has_no_body(fmt: str, text: s
     """A left-to-right mark or a zero-width space under a heading is no text of its own (as
     ``is_blank`` says): the heading over a deeper one gives no item, as over white space."""
     assert [s.section for s in _parse(fmt, text).segments] == ["Top > Sub"]
+
+
+def test_a_table_read_as_json_lines_says_what_it_looks_like() -> None:
+    parsed = PARSERS["jsonl"]("name,team\nAna,Falcon\n", ParseContext(2000, "s", "s"))
+    assert parsed.issues[0].reason.endswith("looks like CSV or TSV: name it .csv or .tsv "
+                                            "(--source for -) or use --as csv")  # fmt: skip
+    assert "looks like" not in parsed.issues[1].reason  # (once)
+    broken = PARSERS["jsonl"]('{"a": 1,}\n{"a": 2,}\n', ParseContext(2000, "s", "s"))
+    assert all("looks like" not in issue.reason for issue in broken.issues)

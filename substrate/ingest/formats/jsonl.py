@@ -121,10 +121,24 @@ def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
             rows.append((index, loads(line)))
         except orjson.JSONDecodeError as exc:  # (a byte that is no UTF-8 is no JSON either)
             reason = bad_byte(line) or f"invalid JSON: {exc.msg}"
+            if not parsed.issues and not rows and _delimited(text):
+                reason += _TABLE_HINT  # (said once, of the first line)
             parsed.issues.append(LineIssue(index + 1, reason))
         except TooDeep as exc:
             parsed.issues.append(LineIssue(index + 1, str(exc)))
     return rows
+
+
+_TABLE_HINT = "; looks like CSV or TSV: name it .csv or .tsv (--source for -) or use --as csv"
+
+
+def _delimited(text: str) -> bool:
+    """Whether ``text`` opens as a table does: its first two lines split alike, into two
+    fields or more, at commas or at tabs, and the first is no JSON value's start."""
+    lines = text.lstrip().split("\n", 2)[:2]
+    if len(lines) < 2 or lines[0][:1] in '{["':
+        return False
+    return any(lines[0].count(mark) == lines[1].count(mark) > 0 for mark in (",", "\t"))
 
 
 def value_segments(
