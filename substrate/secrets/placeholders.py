@@ -433,14 +433,15 @@ _FIELD_WORD = re.compile(
 
 def _chosen(value: str, strength: str) -> bool:
     """Whether a value that reads as a name is, under a password's name, the password: one
-    with a number between letters (``Blue42Sky``), or in humps alone with no word a field is
+    with a number between letters (``Blue42Sky``), capitalised words then a number
+    (``Summer-2024``), or in humps alone with no word a field is
     named by (random letters fall into humps: ``WivQOUFhpT``, ``MMtotinCQG``, a tenth of
     random passwords of 8 to 12 letters and digits). A name a setting or code gives holds a
     separator (``DB_PASSWORD``, ``login-form``) or such a word (``passwordInput``,
     ``ListSecrets``)."""
     if strength != "password":
         return False
-    if _DIGITS_BETWEEN_LETTERS.search(value):
+    if _DIGITS_BETWEEN_LETTERS.search(value) or _WORDS_THEN_A_NUMBER.fullmatch(value):
         return True
     if len(value) > _CHOSEN_LEN or any(ch in value for ch in "_.-"):
         return False  # a class's long name (ASAuthorizationPasswordRequest) is a name
@@ -449,6 +450,10 @@ def _chosen(value: str, strength: str) -> bool:
 
 
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+# Capitalised words, then a number, joined as a password policy has them made ("Summer-2024",
+# "Chelsea-Blue-7", "Zebra_Quartz_1987"); a name a setting or code gives is in small letters
+# ("db-01", "release-2024") or in capitals ("DB_PASSWORD_2")
+_WORDS_THEN_A_NUMBER = re.compile(r"[A-Z][a-z]{2,}(?:[-_.][A-Z][a-z]+)*[-_.]\d{1,4}")
 # Random letters longer than this seldom fall into humps that read as words (0.6% at 16)
 _CHOSEN_LEN = 16
 # The words that make a value in humps a name (a key's own "pass": PKPass, PKPassLibrary)

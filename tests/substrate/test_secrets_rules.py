@@ -2002,6 +2002,31 @@ def test_credentials_that_look_like_markers_names_colours_or_arns_are_found(line
     assert detect_secrets(line).rules() == ["sensitive_assignment"], line
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password: Summer-2024",
+        'password = "Dragon-1987"',
+        "DB_PASSWORD=Rainbow-88",
+        "password: Chelsea-Blue-7",
+        "password: Zebra_Quartz_1987",
+    ],
+)
+def test_capitalised_words_then_a_number_under_a_password_s_name_are_a_password(
+    line: str,
+) -> None:
+    # what a password policy has people make; a name a setting gives is in small letters or
+    # in capitals (below)
+    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
+
+
+@pytest.mark.parametrize(
+    "line", ["password: release-2024", "password: DB_PASSWORD_2", "api_key: Summer-2024"]
+)
+def test_a_name_with_a_number_is_no_password_nor_a_weak_word_a_token(line: str) -> None:
+    assert not detect_secrets(line).findings, line
+
+
 @pytest.mark.parametrize("value", ["WivQOUFhpT", "MMtotinCQG", "EvSLQEAxyu9", "wyycZXRjxu"])
 def test_random_letters_under_a_password_s_name_are_a_password_though_they_fall_into_humps(
     value: str,
