@@ -89,13 +89,29 @@ def ranked(
     if k <= 0 or scopes is not None and not scopes or not query.strip():
         return []
     kinds = filters.kinds
-    hits = substrate.search(query, k, filters=filters)
+    # read as peek reads: a retrieval changes nothing, and a walk of many searches must not
+    # keep every item it met (each kept item is compared with its line before a search)
+    hits = _search_without_keeping(substrate, query, k, filters)
     # Defence in depth: the filter is pushed into the index, and checked again here.
     return [
         (item if scopes is None else reader_view(substrate, item, scopes), float(score))
         for item, score in hits
         if (scopes is None or item.scope in scopes) and (kinds is None or item.kind in kinds)
     ]
+
+
+def _search_without_keeping(
+    substrate: Substrate, query: str, k: int, filters: SearchFilters
+) -> list[tuple[SubstrateItem, float]]:
+    """``substrate.search``, the items read as ``peek`` reads them: a retrieval changes
+    nothing, and a walk of many searches must not keep every item it meets (each item the
+    store keeps is compared with its saved line before every later search). A search of a
+    class's own (a subclass's, a stand-in's) is called as the seed calls it."""
+    from substrate.store import Substrate
+
+    if type(substrate).search is Substrate.search:
+        return substrate.search(query, k, filters=filters, keep=False)
+    return substrate.search(query, k, filters=filters)
 
 
 def source_of(item: SubstrateItem) -> str | None:

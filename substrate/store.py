@@ -428,6 +428,7 @@ class Substrate:
         kind: str | None = None,
         scope: str | None = None,
         filters: SearchFilters | None = None,
+        keep: bool = True,
     ) -> list[tuple[SubstrateItem, float]]:
         """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first.
 
@@ -438,6 +439,9 @@ class Substrate:
             scope: only items in this scope.
             filters: a ``SearchFilters`` for finer restrictions (kinds, scopes, tags, times);
                 given, it replaces ``kind`` and ``scope``.
+            keep: hand out the store's own objects, as ``get`` does (a change made to one
+                in place is saved); ``False`` reads them as ``peek`` does, for a caller that
+                searches many times and changes nothing (``engine.search``).
 
         Returns:
             Up to ``k`` pairs whose scores lie in [0, 1], ties in insertion order. Items that
@@ -449,7 +453,7 @@ class Substrate:
         """
         return [
             (hit.item, hit.score)
-            for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters)
+            for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters, keep=keep)
         ]
 
     @_serialized
@@ -462,15 +466,17 @@ class Substrate:
         scope: str | None = None,
         filters: SearchFilters | None = None,
         explain: bool = False,
+        keep: bool = True,
     ) -> list[Hit]:
-        """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution."""
+        """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution;
+        ``keep=False`` hands out the items as ``peek`` does (``engine.search``)."""
         from substrate.search import engine
 
         if filters is None:
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None
             )
-        return engine.search(self, query, k, filters=filters, explain=explain)
+        return engine.search(self, query, k, filters=filters, explain=explain, keep=keep)
 
     # -- streaming and the index contract -----------------------------------------------------
 

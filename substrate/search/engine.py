@@ -94,6 +94,7 @@ def search(
     *,
     filters: SearchFilters | None = None,
     explain: bool = False,
+    keep: bool = True,
 ) -> list[Hit]:
     """The ``k`` most relevant live items for ``query``, best first.
 
@@ -106,6 +107,10 @@ def search(
             confined to some scopes also leaves out the learned embedding, so its results never
             depend on items outside those scopes.
         explain: attach each channel's contribution to every hit.
+        keep: hand out the store's own objects, kept as ``get`` keeps them (a change made to
+            one in place is saved); ``False`` reads them as ``peek`` does. A process that
+            searches many times and changes nothing (a multi-hop walk) keeps none: each item
+            the store keeps is compared with its saved line before every later search.
 
     Returns:
         Hits with scores in [0, 1], ties broken by insertion order. Items that share no term
@@ -129,7 +134,7 @@ def search(
     ranked = rank(cache.view, cache.analyzer, text, k, filters, explain=explain)
     if not ranked:
         return []
-    items = substrate.read_items([r.item_id for r in ranked])
+    items = substrate.read_items([r.item_id for r in ranked], keep=keep)
     hits = []
     for r in ranked:
         item = items.get(r.item_id)

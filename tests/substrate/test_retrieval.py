@@ -35,6 +35,7 @@ class FakeIndex:
         kind: str | None = None,
         scope: str | None = None,
         filters: Any = None,
+        keep: bool = True,  # (the items are the store's own either way)
     ) -> list[tuple[SubstrateItem, float]]:
         kinds = frozenset([kind]) if kind else None
         if filters is not None:
