@@ -488,10 +488,16 @@ def verify_cmd(
                 )
         if lines:
             output.emit_text("\n".join(lines))
-        for where, signal in changed.items():
+        told = list(changed.items())
+        for where, signal in told[:_CHANGED_SHOWN]:
             output.note(
                 f"warning: evidence {where} {_since_ingest(signal)}; what it supports may no "
                 "longer hold (run `mixle ingest` again)"
+            )
+        if len(told) > _CHANGED_SHOWN:  # (a whole tree moved: a page of warnings says no more)
+            output.note(
+                f"warning: and {len(told) - _CHANGED_SHOWN} more evidence files changed or "
+                'moved since they were ingested (--json marks each entry "changed")'
             )
         supported = data["n_claims"] - data["n_unsupported"]
         if data["n_claims"]:
@@ -503,6 +509,9 @@ def verify_cmd(
         output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
+
+
+_CHANGED_SHOWN = 5  # evidence files told of one by one
 
 
 def _changed_evidence(substrate: Substrate, claims: list[dict[str, Any]]) -> dict[str, str]:

@@ -473,6 +473,19 @@ def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
     assert data["claims"][0]["citations"][0]["changed"] == "changed"
 
 
+def test_verify_tells_a_few_changed_evidence_files_and_counts_the_rest(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    files = {f"s{n}.md": f"# S{n}\n\nservice-{n} listens on port 8{n}00.\n" for n in range(8)}
+    notes = _ingested_notes(mixle, tmp_path / "notes", files)
+    for name in files:  # a tree moved away: every file is gone
+        (notes / name).unlink()
+    claims = "\n".join(f"service-{n} listens on port 8{n}00." for n in range(8))
+    result = mixle("verify", claims)
+    assert result.stderr.count("warning: evidence ") == 5
+    assert "warning: and 3 more evidence files changed or moved" in result.stderr
+
+
 def test_verify_checks_the_file_it_is_given(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
