@@ -453,12 +453,15 @@ def rm(
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space).
 
-    An item ingested from a file stays removed while the file is unchanged, `compact` or not,
-    `ingest --rehash` too: an ingest gives it back only when the file's content changes, or
-    when it ingests the file with other options (`--scope`, `--tag`, `--chunk-chars`, the
-    format's `ingest --as`, `--no-redact`) or a newer mixle parses files otherwise (once,
+    An item `mixle ingest` stored from a file stays removed while the file is unchanged,
+    `compact` or not, `ingest --rehash` too: an ingest gives it back only when the file's
+    content changes, or when it ingests the file with other options (`--scope`, `--tag`,
+    `--chunk-chars`, the format's `ingest --as`, `--no-redact`) or from another place (a
+    folder moved: its files are read anew), or a newer mixle parses files otherwise (once,
     after an upgrade: the ingest says so), or, for a file none of whose items is left, when
-    the index/ folder, where the shard remembers what it ingested, was deleted.
+    the index/ folder, where the shard remembers what it ingested, was deleted. The explicit
+    forms (`ingest-file`, `ingest-docs`, `ingest-traces`, `ingest-artifacts`) add what they
+    read on every run: run again, they store a removed item again.
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
