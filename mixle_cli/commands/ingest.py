@@ -280,10 +280,14 @@ def _finish(
                 output.note(_SIZE_HINT)
             if report.files_reoptioned:
                 output.note(_REOPTIONED_HINT.format(n=report.files_reoptioned))
-        for notice in report.notices:  # said even with --quiet: someone's proposal is gone
-            output.note_parts(
-                "note", notice.location(names[(notice.source, notice.path)]), notice.reason
-            )
+        # said even with --quiet (someone's proposal is gone), a few of each kind by name
+        for kind, notices in _notices_by_kind(report.notices).items():
+            for notice in notices[:NOTICES_NAMED]:
+                where = notice.location(names[(notice.source, notice.path)])
+                output.note_parts("note", where, notice.reason)
+            if len(notices) > NOTICES_NAMED:
+                more = len(notices) - NOTICES_NAMED
+                output.note(f"note: {more:,} more like it: {kind} (--json lists them all)")
     if report.interrupted or terminated:  # said even with --quiet or --json: not finished
         code, word = (TERMINATED, "terminated") if terminated else (INTERRUPTED, "interrupted")
         changed = report.items_added or report.items_removed or report.items_rewritten
@@ -295,6 +299,26 @@ def _finish(
         raise typer.Exit(code)
     if not report.ok:
         raise typer.Exit(FOUND)
+
+
+# Past this many notices of one kind (a moved tree's thousands of published copies, each
+# told it stays), the rest are counted on one line
+NOTICES_NAMED = 10
+_AN_ID = re.compile(r"\b[0-9a-f]{16}\b")
+
+
+def _notices_by_kind(notices: list[IngestIssue]) -> dict[str, list[IngestIssue]]:
+    """The notices by what their first clause says but for the ids in it ("item ID,
+    published into public, stays there"; after it, each tells where its file went), in the
+    order first told."""
+    kinds: dict[str, list[IngestIssue]] = {}
+    for notice in notices:
+        said = _AN_ID.sub("ID", _CLAUSE_END.split(notice.reason, maxsplit=1)[0])
+        kinds.setdefault(said, []).append(notice)
+    return kinds
+
+
+_CLAUSE_END = re.compile(r"[;:]")
 
 
 def _capped(issues: list[IngestIssue]) -> Iterator[tuple[IngestIssue, int]]:

@@ -1395,3 +1395,22 @@ def _held_by_another_writer(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 
 def _waiting(seconds: float) -> dict[str, str]:
     return {**os.environ, "MIXLE_WAIT": str(seconds)}
+
+
+def test_many_notices_of_one_kind_are_told_by_name_a_few_then_counted(
+    mixle, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for n in range(14):
+        (notes / f"n{n}.md").write_text(f"# Note {n}\n\nThe number is {n}.\n")
+    assert mixle("ingest", str(notes), "-q").exit_code == 0
+    ids = [row["id"] for row in mixle("ls", "--jsonl").jsonl()]
+    assert mixle("publish", *ids, "--to", "public").exit_code == 0
+    moved = tmp_path / "archive"
+    notes.rename(moved)  # each published copy is told it stays where it was published
+    result = mixle("ingest", str(moved))
+    assert result.stderr.count("published into public, stays there;") == 10
+    assert "note: 4 more like it: item ID, published into public, stays there" in result.stderr
+    told = mixle("ingest", str(moved), "--json").json()
+    assert told["files_unchanged"] == 14  # (told once, when the files moved)
