@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
@@ -287,6 +288,19 @@ def _a_terminal(console: Console) -> bool:
         return bool(console.is_terminal and isatty is not None and isatty())
     except ValueError:  # a closed stream
         return False
+
+
+@contextmanager
+def working(what: str) -> Iterator[None]:
+    """A spinner on stderr saying ``what`` is under way while the block runs, when stderr is
+    a terminal (a sweep of a large shard takes seconds, with nothing to show until it ends);
+    it is gone when the block ends."""
+    console = stderr()
+    if not _a_terminal(console):
+        yield
+        return
+    with console.status(printable(what)):
+        yield
 
 
 def first_line(text: str, width: int = 80) -> str:

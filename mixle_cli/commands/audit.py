@@ -56,7 +56,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     scope = app_state.read_scope(scope)
     scopes = app_state.scopes
     own = _own_scope(app_state)  # its own items' links are told of
-    report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
+    substrate = app_state.substrate()
+    with output.working("auditing lineage, the log, the search index and stored secrets"):
+        report = audit_shard(substrate, scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
     empty = data["own_scope_empty"] = _own_scope_empty(app_state, scope)
     lineage = data["lineage"]
@@ -179,14 +181,17 @@ def freshness_cmd(
     how = output.mode(json, jsonl)
     max_age_s = _age_limit(max_age) if max_age is not None else None
     app_state = state(ctx)
-    report = freshness_report(
-        app_state.substrate(),
-        max_age_s=max_age_s,
-        scope=app_state.read_scope(scope),
-        scopes=app_state.scopes,
-        rehash=rehash,
-        own_scope=_own_scope(app_state),  # its own items' links are told of
-    )
+    substrate, read_scope = app_state.substrate(), app_state.read_scope(scope)
+    own = _own_scope(app_state)  # its own items' links are told of
+    with output.working("checking each item against its file"):
+        report = freshness_report(
+            substrate,
+            max_age_s=max_age_s,
+            scope=read_scope,
+            scopes=app_state.scopes,
+            rehash=rehash,
+            own_scope=own,
+        )
     if not report["n_items"]:  # not "all 0 item(s) fresh"
         app_state.fail_if_nothing_matched(scope)
     stale = [output.with_id(entry) for entry in report["stale"]]

@@ -471,13 +471,15 @@ def _scan_items(
     substrate = app_state.substrate()
     n_items = 0
     rows: list[dict[str, Any]] = []
-    for item in substrate.iter_items(scope=app_state.read_scope(scope), scopes=app_state.scopes):
-        n_items += 1
-        for f in scan_item(item).findings:
-            if f.rule not in cfg.allow_rules:
-                rows.append(
-                    output.with_id({"item_id": item.id, "scope": item.scope, **f.as_dict()})
-                )
+    items = substrate.iter_items(scope=app_state.read_scope(scope), scopes=app_state.scopes)
+    with output.working("scanning the shard's items for secrets"):
+        for item in items:
+            n_items += 1
+            for f in scan_item(item).findings:
+                if f.rule not in cfg.allow_rules:
+                    rows.append(
+                        output.with_id({"item_id": item.id, "scope": item.scope, **f.as_dict()})
+                    )
     if not n_items:  # not "clean": nothing was checked
         app_state.fail_if_nothing_matched(scope)
     empty = app_state.own_scope_empty(scope)
