@@ -939,7 +939,7 @@ def test_one_file_commands_report_problems_with_the_file_s_path_as_ingest_does(
 ) -> None:
     # issues[].path was null, and the root relative, where `ingest` gives both absolute
     monkeypatch.chdir(tmp_path)
-    Path("rows.csv").write_text("a,b\n1,2\n3\n")
+    Path("rows.csv").write_text("a,b\n1,2\n3,4,5\n")
     Path("docs.jsonl").write_text('"ok"\n{"txt": 1}\n')
     Path("runs.jsonl").write_text('{"input": 1, "answer": 2}\n[1]\n')
     for command, name in (
