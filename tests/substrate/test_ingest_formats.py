@@ -1100,3 +1100,29 @@ def test_a_table_read_as_json_lines_says_what_it_looks_like() -> None:
     assert "looks like" not in parsed.issues[1].reason  # (once)
     broken = PARSERS["jsonl"]('{"a": 1,}\n{"a": 2,}\n', ParseContext(2000, "s", "s"))
     assert all("looks like" not in issue.reason for issue in broken.issues)
+
+
+def test_an_object_holding_arrays_of_objects_gives_a_record_for_each_and_one_for_the_rest() -> None:
+    text = (
+        '{\n  "count": 3,\n  "results": [\n    {"name": "Swiss Franc", "code": "CHF"},\n'
+        '    {"name": "Euro",\n     "code": "EUR"}\n  ],\n  "tags": ["a", "b"]\n}\n'
+    )
+    parsed = PARSERS["json"](text, ParseContext(2000, "x.json", "x.json"))
+    got = [(s.payload, s.section, s.line_start, s.line_end) for s in parsed.segments]
+    assert got == [
+        ({"count": 3, "tags": ["a", "b"]}, None, 1, 9),  # an array of strings is a field
+        ({"name": "Swiss Franc", "code": "CHF"}, "results", 4, 4),
+        ({"name": "Euro", "code": "EUR"}, "results", 5, 6),
+    ]
+    alone = PARSERS["json"]('{"items": [{"a": 1}, {"a": 2}]}', ParseContext(2000, "y", "y"))
+    assert [s.payload for s in alone.segments] == [{"a": 1}, {"a": 2}]  # no empty rest
+    few = PARSERS["json"]('{"servers": [{"a": 1}], "t": 3}', ParseContext(2000, "z", "z"))
+    assert [s.payload for s in few.segments] == [{"servers": [{"a": 1}], "t": 3}]
+
+
+def test_ingest_file_keeps_an_object_one_item_as_the_reference_does(tmp_path: Path) -> None:
+    from substrate import Substrate, ingest_file
+
+    path = tmp_path / "r.json"
+    path.write_text('{"results": [{"a": 1}, {"a": 2}]}')
+    assert len(ingest_file(Substrate(), path)) == 1

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from substrate.ingest.formats.artifacts import parse_artifact
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.jsonfile import parse_json
+from substrate.ingest.formats.jsonfile import parse_json_data
 from substrate.ingest.formats.jsonl import parse_jsonl
 from substrate.ingest.formats.markdown import parse_markdown
 from substrate.ingest.formats.rst import parse_rst
@@ -22,7 +22,7 @@ PARSERS: dict[str, Parser] = {
     "text": parse_text,
     "rst": parse_rst,
     "jsonl": parse_jsonl,
-    "json": parse_json,
+    "json": parse_json_data,
     "csv": parse_csv,
     "tsv": parse_tsv,
     "artifact": parse_artifact,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.jsonfile import load_json, parse_json
+from substrate.ingest.formats.jsonfile import load_json, parse_json_data
 from substrate.ingest.formats.records import stringify
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 
@@ -100,7 +100,7 @@ def parse_artifact(text: str, ctx: ParseContext) -> Parsed:
     if not ctx.forced:  # an array or an object without the artifact keys is some other JSON
         value = load_json(text)
         if not (isinstance(value, dict) and any(key in value for key in ARTIFACT_KEYS)):
-            return parse_json(text, ctx)
+            return parse_json_data(text, ctx)
     manifest = load_manifest(text)
     directory = Path(ctx.path or ctx.name or ".").parent
     parsed = Parsed("artifact")

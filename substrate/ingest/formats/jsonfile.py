@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 import orjson
@@ -51,27 +52,91 @@ def _json_lines(text: str) -> bool:
     return len(lines) == 2
 
 
-def parse_json(text: str, ctx: ParseContext) -> Parsed:
-    """Parse a JSON array (one item per element, on the lines it spans) or a single value."""
+def parse_json(text: str, ctx: ParseContext, *, envelopes: bool = False) -> Parsed:
+    """Parse a JSON array (one item per element, on the lines it spans) or a single value.
+
+    With ``envelopes``, an object holding arrays of objects (an API's export: ``{"results":
+    [...], "count": 2}``) gives one item per element of each, its key as the section, and
+    one for the rest of the object, if any: as one item, the records could not be told
+    apart by a search, nor quoted by an answer."""
     parsed = Parsed("json")
     if not text.strip():
         return parsed  # no content (see the module docstring)
     value = load_json(text)
     if isinstance(value, list):
-        spans = element_lines(text) if value else []
-        for ordinal, element in enumerate(value):
-            segments = value_segments(element, ordinal, ctx)
-            for seg in segments:
-                seg.line_start, seg.line_end = spans[ordinal]
-            parsed.segments.extend(segments)
-    else:
-        segments = value_segments(value, 0, ctx)
+        _add_elements(parsed, value, element_lines(text) if value else [], ctx)
+        return parsed
+    enveloped = _enveloped(value) if envelopes else {}
+    rest = {k: v for k, v in value.items() if k not in enveloped} if enveloped else value
+    if rest or not enveloped:
+        segments = value_segments(rest, 0, ctx)
         last = text.count("\n") + (0 if text.endswith("\n") else 1)
         for seg in segments:  # a scalar too ("42"): it spans the file as an object does
             if seg.kind == "record" or seg.line_start is None:
                 seg.line_start, seg.line_end = 1, max(1, last)
         parsed.segments.extend(segments)
+    for key, (start, line) in _array_places(text, enveloped).items():
+        spans = element_lines(text, start, line)
+        _add_elements(parsed, value[key], spans, ctx, section=key, first=len(parsed.segments))
     return parsed
+
+
+def parse_json_data(text: str, ctx: ParseContext) -> Parsed:
+    """Parse a ``.json`` file met by ``ingest``: ``parse_json`` with its envelopes opened."""
+    return parse_json(text, ctx, envelopes=True)
+
+
+def _add_elements(
+    parsed: Parsed,
+    elements: list[Any],
+    spans: list[tuple[int, int]],
+    ctx: ParseContext,
+    *,
+    section: str | None = None,
+    first: int = 0,
+) -> None:
+    for ordinal, element in enumerate(elements):
+        segments = value_segments(element, first + ordinal, ctx)
+        for seg in segments:
+            seg.line_start, seg.line_end = spans[ordinal]
+            seg.section = section
+        parsed.segments.extend(segments)
+
+
+# Fewer objects than this in an array are a field of the object, not records it holds
+_ENVELOPED_AT_LEAST = 2
+
+
+def _enveloped(value: Any) -> dict[str, list[Any]]:
+    """The arrays of objects an object holds, by key."""
+    if not isinstance(value, dict):
+        return {}
+    return {
+        key: items
+        for key, items in value.items()
+        if isinstance(items, list)
+        and len(items) >= _ENVELOPED_AT_LEAST
+        and all(isinstance(item, dict) for item in items)
+    }
+
+
+def _array_places(text: str, keys: Collection[str]) -> dict[str, tuple[int, int]]:
+    """Where the value of each of ``keys`` of the JSON object ``text`` starts: its offset and
+    line (the last of a key given twice, as the parser keeps it)."""
+    places: dict[str, tuple[int, int]] = {}
+    if not keys:
+        return places
+    at = _past_space(text, _past_space(text, 0) + 1)  # past "{"
+    while text[at] != "}":
+        key, at = _DECODE(text, at)
+        at = _past_space(text, _past_space(text, at) + 1)  # past ":"
+        if key in keys:
+            places[key] = (at, text.count("\n", 0, at) + 1)
+        _, at = _DECODE(text, at)
+        at = _past_space(text, at)
+        if text[at] == ",":
+            at = _past_space(text, at + 1)
+    return places
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -80,12 +145,14 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODE = json.JSONDecoder(parse_int=str, parse_float=str).raw_decode
 
 
-def element_lines(text: str) -> list[tuple[int, int]]:
+def element_lines(text: str, start: int | None = None, line: int = 1) -> list[tuple[int, int]]:
     """The first and last line of each element of the JSON array ``text`` (valid JSON: it
-    was parsed already; this second pass only finds where each element lies)."""
+    was parsed already; this second pass only finds where each element lies); or of the
+    array at offset ``start``, on line ``line``, within it."""
     lines: list[tuple[int, int]] = []
-    line, seen = 1, 0
-    at = _past_space(text, _past_space(text, 0) + 1)  # past "["
+    opening = _past_space(text, 0) if start is None else start  # its "["
+    seen = 0 if start is None else start  # (the newlines before it are counted in ``line``)
+    at = _past_space(text, opening + 1)
     while text[at] != "]":
         _, end = _DECODE(text, at)
         line += text.count("\n", seen, at)
