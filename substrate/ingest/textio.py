@@ -50,12 +50,21 @@ def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
     return text
 
 
+def _likely_encoding(data: bytes) -> str:
+    """Windows' cp1252 where bytes 0x80-0x9f occur (its quotes, dashes and euro sign; in
+    latin1 they are control characters no text holds), else latin1."""
+    return "cp1252" if re.search(rb"[\x80-\x9f]", data[:_ENCODING_PROBE]) else "latin1"
+
+
+_ENCODING_PROBE = 1 << 16
+
+
 def _invalid_utf8(data: bytes, at: int) -> FileRejected:
     """The rejection of content whose byte at ``at`` is no UTF-8."""
     return FileRejected(
         f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
-        "convert the file to UTF-8 (iconv -f latin1 -t utf-8, if that is its "
-        "encoding), or leave it out with a line in .mixleignore",
+        f"convert the file to UTF-8 (iconv -f {_likely_encoding(data)} -t utf-8, if that is "
+        "its encoding), or leave it out with a line in .mixleignore",
         line=_line_at(data, at),
         byte=at,
     )

@@ -66,6 +66,18 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
     assert report.files_failed == 1 and not report.ok
 
 
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [(b"caf\xe9\n", "latin1"), (b"\x93quoted\x94 \x80 5\n", "cp1252")],  # Windows' quotes
+)
+def test_invalid_utf8_suggests_the_encoding_its_bytes_point_to(
+    tmp_path: Path, data: bytes, encoding: str
+) -> None:
+    _write(tmp_path / "old.txt", data)
+    (issue,) = ingest_path(Substrate(), tmp_path).issues
+    assert f"iconv -f {encoding} -t utf-8" in issue.reason
+
+
 @pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
 def test_invalid_utf8_is_found_on_its_line_whatever_ends_lines(end: bytes) -> None:
     data = end.join([b"line1", b"line2", b"line3 \xff bad", b""])
