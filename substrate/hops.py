@@ -9,7 +9,7 @@ in chain order and every sort is stable.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -218,10 +218,17 @@ def multihop(
             text = _content_query(step.item, query)
             if not text:
                 continue
-            for item, score in _unseen_hits(substrate, text, branch, seen, allowed, relevant):
-                if len(chain) >= max_items:
+            added = 0
+            # as many as could be seen and a branch besides, the seen left unread (read,
+            # each search of a long walk read all the walk had met)
+            wanted = branch + len(seen)
+            for item, score in ranked(substrate, text, wanted, scopes=allowed, skip=seen):
+                if added >= branch or len(chain) >= max_items:
                     break
+                if item.id in seen or not relevant(score):
+                    continue
                 add(item, depth, "content", step.item.id, score)
+                added += 1
         if len(chain) == before:
             break
         frontier = chain.steps[before:]
@@ -233,30 +240,6 @@ def multihop(
         outcome={"n": len(chain), "reached_depth": chain.max_depth()},
     )
     return chain
-
-
-def _unseen_hits(
-    substrate: Substrate,
-    text: str,
-    branch: int,
-    seen: set[str],
-    allowed: frozenset[str] | None,
-    relevant: Callable[[float], bool],
-) -> list[tuple[SubstrateItem, float]]:
-    """The best ``branch`` hits for ``text`` not ``seen`` and ``relevant``, best first. A few
-    more than ``branch`` are asked for, then more while seen ones crowd them out, up to all
-    that could be seen: asking for every seen item each time made a long walk's searches
-    grow with it (each reads the items it returns)."""
-    limit = branch + len(seen)
-    k = min(2 * branch, limit)
-    while True:
-        hits = ranked(substrate, text, k, scopes=allowed)
-        fresh = [(item, score) for item, score in hits if item.id not in seen and relevant(score)]
-        # (scores fall down the list: past an irrelevant one, none is relevant)
-        done = len(hits) < k or k >= limit or not relevant(hits[-1][1])
-        if len(fresh) >= branch or done:
-            return fresh[:branch]
-        k = min(4 * k, limit)
 
 
 def _visible_links(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -70,8 +70,10 @@ def ranked(
     kind: str | tuple[str, ...] | None = None,
     scopes: frozenset[str] | None = None,
     filters: SearchFilters | None = None,
+    skip: Collection[str] = (),
 ) -> list[tuple[SubstrateItem, float]]:
-    """One ranked pass over the index: ``(item, score)`` best first, visibility enforced.
+    """One ranked pass over the index: ``(item, score)`` best first, visibility enforced;
+    the items of ``skip`` left out, after ranking.
 
     Every retrieval in this package goes through here, so the visibility rule lives in one
     place: an item outside ``scopes`` is never returned, and an item returned holds no link
@@ -91,7 +93,7 @@ def ranked(
     kinds = filters.kinds
     # read as peek reads: a retrieval changes nothing, and a walk of many searches must not
     # keep every item it met (each kept item is compared with its line before a search)
-    hits = _search_without_keeping(substrate, query, k, filters)
+    hits = _search_without_keeping(substrate, query, k, filters, skip)
     # Defence in depth: the filter is pushed into the index, and checked again here.
     return [
         (item if scopes is None else reader_view(substrate, item, scopes), float(score))
@@ -101,17 +103,19 @@ def ranked(
 
 
 def _search_without_keeping(
-    substrate: Substrate, query: str, k: int, filters: SearchFilters
+    substrate: Substrate, query: str, k: int, filters: SearchFilters, skip: Collection[str]
 ) -> list[tuple[SubstrateItem, float]]:
-    """``substrate.search``, the items read as ``peek`` reads them: a retrieval changes
-    nothing, and a walk of many searches must not keep every item it meets (each item the
-    store keeps is compared with its saved line before every later search). A search of a
-    class's own (a subclass's, a stand-in's) is called as the seed calls it."""
+    """``substrate.search``, the items read as ``peek`` reads them (a retrieval changes
+    nothing, and a walk of many searches must not keep every item it meets: each item the
+    store keeps is compared with its saved line before every later search), those of
+    ``skip`` left unread. A search of a class's own (a subclass's, a stand-in's) is called
+    as the seed calls it."""
     from substrate.store import Substrate
 
     if type(substrate).search is Substrate.search:
-        return substrate.search(query, k, filters=filters, keep=False)
-    return substrate.search(query, k, filters=filters)
+        return substrate.search(query, k, filters=filters, keep=False, skip=skip)
+    hits = substrate.search(query, k, filters=filters)
+    return [hit for hit in hits if hit[0].id not in skip]
 
 
 def source_of(item: SubstrateItem) -> str | None:

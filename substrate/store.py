@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -429,6 +429,7 @@ class Substrate:
         scope: str | None = None,
         filters: SearchFilters | None = None,
         keep: bool = True,
+        skip: Collection[str] = (),
     ) -> list[tuple[SubstrateItem, float]]:
         """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first.
 
@@ -441,7 +442,9 @@ class Substrate:
                 given, it replaces ``kind`` and ``scope``.
             keep: hand out the store's own objects, as ``get`` does (a change made to one
                 in place is saved); ``False`` reads them as ``peek`` does, for a caller that
-                searches many times and changes nothing (``engine.search``).
+                searches many times and changes nothing.
+            skip: ids ranked, then left out unread (those a walk has met already); they
+                count among the ``k`` asked for (``engine.search``).
 
         Returns:
             Up to ``k`` pairs whose scores lie in [0, 1], ties in insertion order. Items that
@@ -453,7 +456,9 @@ class Substrate:
         """
         return [
             (hit.item, hit.score)
-            for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters, keep=keep)
+            for hit in self.hits(
+                query, k, kind=kind, scope=scope, filters=filters, keep=keep, skip=skip
+            )
         ]
 
     @_serialized
@@ -467,16 +472,18 @@ class Substrate:
         filters: SearchFilters | None = None,
         explain: bool = False,
         keep: bool = True,
+        skip: Collection[str] = (),
     ) -> list[Hit]:
         """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution;
-        ``keep=False`` hands out the items as ``peek`` does (``engine.search``)."""
+        ``keep=False`` hands out the items as ``peek`` does, and the ids in ``skip`` are left
+        out after ranking (``engine.search``)."""
         from substrate.search import engine
 
         if filters is None:
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None
             )
-        return engine.search(self, query, k, filters=filters, explain=explain, keep=keep)
+        return engine.search(self, query, k, filters=filters, explain=explain, keep=keep, skip=skip)
 
     # -- streaming and the index contract -----------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,6 +95,7 @@ def search(
     filters: SearchFilters | None = None,
     explain: bool = False,
     keep: bool = True,
+    skip: Collection[str] = (),
 ) -> list[Hit]:
     """The ``k`` most relevant live items for ``query``, best first.
 
@@ -111,6 +112,9 @@ def search(
             one in place is saved); ``False`` reads them as ``peek`` does. A process that
             searches many times and changes nothing (a multi-hop walk) keeps none: each item
             the store keeps is compared with its saved line before every later search.
+        skip: ids ranked, then left out unread (those a walk has met): they count among
+            the ``k`` asked for, so at most ``k - len(skip)`` hits come back, the best of the
+            others as a search without ``skip`` ranks them.
 
     Returns:
         Hits with scores in [0, 1], ties broken by insertion order. Items that share no term
@@ -134,6 +138,8 @@ def search(
     ranked = rank(cache.view, cache.analyzer, text, k, filters, explain=explain)
     if not ranked:
         return []
+    if skip:
+        ranked = [r for r in ranked if r.item_id not in skip][: max(k - len(skip), 0)]
     items = substrate.read_items([r.item_id for r in ranked], keep=keep)
     hits = []
     for r in ranked:

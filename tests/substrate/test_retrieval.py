@@ -36,6 +36,7 @@ class FakeIndex:
         scope: str | None = None,
         filters: Any = None,
         keep: bool = True,  # (the items are the store's own either way)
+        skip: Any = (),  # (a walk leaves out what it met itself)
     ) -> list[tuple[SubstrateItem, float]]:
         kinds = frozenset([kind]) if kind else None
         if filters is not None:
