@@ -93,7 +93,7 @@ def _shard_path(root: object) -> Path:
     unset variable) and what is no path are refused."""
     if not isinstance(root, str | os.PathLike) or isinstance(os.fspath(root), bytes):
         raise InvalidInputError(
-            f"root must be a path (str or os.PathLike), not {type(root).__name__}"
+            f"root must be a path as text (str, or os.PathLike of str), not {type(root).__name__}"
         )
     if not os.fspath(root):
         raise InvalidInputError('root is empty: give the shard\'s folder ("." for this one)')
@@ -353,7 +353,9 @@ class Substrate:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
-        with exclusive_lock(self._log.lock_path, wait=wait):
+        # the object's own lock first, as a save takes them: a thread saving meanwhile must
+        # not hold one and wait for the other
+        with self._guard, exclusive_lock(self._log.lock_path, wait=wait):
             yield
 
     @_serialized
@@ -909,9 +911,11 @@ class Substrate:
             self._fd_ino = os.fstat(self._fd).st_ino
         return self._fd
 
+    @_serialized
     def _read_raw(self, offset: int, length: int) -> bytes:
         return os.pread(self._log_fd(), length, offset)
 
+    @_serialized
     def _read(self, offset: int, length: int) -> dict[str, Any]:
         assert self._log is not None
         return self._log.read_line(self._log_fd(), offset, length)

@@ -1413,3 +1413,58 @@ def test_a_shard_file_the_system_will_not_let_it_use_is_a_shard_error(tmp_path: 
     (tmp_path / "items.jsonl").mkdir()  # a folder where the log belongs
     with pytest.raises(ShardError, match="items.jsonl"):
         len(Substrate(tmp_path))
+
+
+def test_a_save_in_one_thread_waits_for_exclusive_in_another_without_a_deadlock(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path / "s")
+    store.add("text", "seed")
+    store.save()
+    inside = threading.Event()
+
+    def read_modify_write() -> None:
+        with store.exclusive():  # the shard's lock first, then a save takes the object's
+            inside.set()
+            time.sleep(0.2)
+            store.add("text", "from the block")
+            store.save()
+
+    def plain_save() -> None:
+        inside.wait(5)
+        store.add("text", "from the other thread")
+        store.save()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (read_modify_write, plain_save)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)  # they hung on each other's lock
+    assert len(Substrate(tmp_path / "s")) == 3
+
+
+def test_close_in_one_thread_does_not_pull_the_log_from_under_a_read_in_another(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path / "s")
+    for n in range(300):
+        store.add("text", f"item {n}")
+    store.save()
+    stop, errors = threading.Event(), []
+
+    def close_again_and_again() -> None:
+        while not stop.is_set():
+            store.close()
+
+    closer = threading.Thread(target=close_again_and_again, daemon=True)
+    closer.start()
+    try:
+        for _ in range(20):
+            assert sum(1 for _ in store.iter_items()) == 300
+    except Exception as exc:  # a descriptor closed between its look-up and its read
+        errors.append(exc)
+    finally:
+        stop.set()
+        closer.join(5)
+    assert not errors
