@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from substrate.alternatives import alternatives_named
 from substrate.antonyms import prefixed_opposites
-from substrate.bridging import before_description, clause_terms
+from substrate.bridging import before_description, clause_of
 from substrate.claims import AUXILIARIES
 from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
 from substrate.designators import designators, numbered_terms
-from substrate.identifiers import identifiers
+from substrate.identifiers import IDENTIFIER, identifiers
 from substrate.negated import Sides, sides
 from substrate.notestatus import STATES
 from substrate.questions import (
@@ -142,7 +142,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         sides_asked=_relation_asked(question),
         marked=designators(question),
         ids=ids,
-        bridged=_bridged_ids(ids, packet.texts, wanted, clause_terms(question)),
+        bridged=_bridged_ids(ids, packet.texts, wanted, clause_of(question)),
         negated=sides(question),
         chosen_ones=alternatives_named(question),
         topic=topic,
@@ -303,18 +303,21 @@ def _bridged_ids(
     ids: list[tuple[frozenset[str], frozenset[str]]],
     texts: Sequence[str],
     wanted: frozenset[str],
-    clause: frozenset[str],
+    clause: str,
 ) -> frozenset[frozenset[str]]:
     """The terms of each identifier that a sentence of ``texts`` names beside one the
     question names, and whose every word the question says ("payments-api is owned by
     team-payments", asked who leads the team that owns payments-api); or, where the
-    question's identifier lies in the clause describing what it asks of (``clause``: its
-    terms), one a sentence saying the whole clause names ("Orca-ft-v2 is fine-tuned from
-    llama-base-7b", asked of the model fine-tuned from llama-base-7b). Not "srv-008 is
+    question's ``clause`` describes what it asks of by an identifier, the one a sentence
+    relates to that identifier in the clause's other words, said between the two
+    ("Orca-ft-v2 is fine-tuned from llama-base-7b", asked of the model fine-tuned from
+    llama-base-7b; not falcon-base-40b, "compared against" it after that). Not "srv-008 is
     a replica of srv-010": srv-010's facts are no answer about srv-008."""
     if not ids:
         return frozenset()
-    inner = [name for name, _ in ids if name <= clause]
+    objects = [terms(m.group()) for m in IDENTIFIER.finditer(clause)]
+    anchor = objects[-1] if objects else None  # what the clause relates the thing to
+    relation = terms(clause) - anchor if anchor else frozenset()
     bridged = set()
     for text in texts:
         for sentence in sentences(text):
@@ -322,9 +325,26 @@ def _bridged_ids(
             held = {other for other in named if other <= wanted}
             if any(name in held for name, _ in ids):
                 bridged.update(held)
-            if any(name in named for name in inner) and clause <= terms(sentence):
-                bridged.update(named)  # (it says the whole clause: of what is asked of)
+            if anchor is not None and relation and anchor in named:
+                bridged.update(_related(sentence, anchor, relation))
     return frozenset(bridged - {name for name, _ in ids})
+
+
+def _related(
+    sentence: str, anchor: frozenset[str], relation: frozenset[str]
+) -> Iterator[frozenset[str]]:
+    """The identifiers of ``sentence`` with every word of ``relation`` between them and
+    ``anchor`` (an identifier's terms)."""
+    found = [(m.start(), m.end(), terms(m.group())) for m in IDENTIFIER.finditer(sentence)]
+    places = [(start, end) for start, end, name in found if name == anchor]
+    for start, end, name in found:
+        if name == anchor:
+            continue
+        for at, to in places:
+            between = sentence[end:at] if end <= at else sentence[to:start]
+            if relation <= terms(between):
+                yield name
+                break
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)

@@ -28,11 +28,13 @@ from substrate.questions import (
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by",
-# "the model fine-tuned from") or
+# "the model fine-tuned from"; not a verb's, "What data is exported from billing-api?") or
 # a possessive "of" ("the primary owner of eta-service"); after the words that ask.
 _RELATIONAL = re.compile(
     r"\s(?:that|which|who|whom|whose|where|of)\s"
-    r"|\s(?:[a-z]+-)?[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at|from)\s",
+    r"|\s(?:[a-z]+-)?[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at)\s"
+    r"|(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bbe)(?<!\bbeen)"
+    r"\s(?:[a-z]+-)?[a-z]+(?:ed|en|wn)\s+from\s",
     re.IGNORECASE,
 )
 # The words that ask ("In which", "Who"): a "which" there asks, it describes nothing
@@ -95,17 +97,17 @@ def described_terms(question: str) -> frozenset[str]:
     return terms(" ".join(_split_at_description(question)[1]))
 
 
-def clause_terms(question: str) -> frozenset[str]:
-    """The terms of the relative clause or participle of ``question``, to where it ends:
-    "owns", "billing" and "worker" of "Who leads the team that owns the billing-worker?",
-    "fine", "tune", "llama", "base" and "7b" of "... the model fine-tuned from llama-base-7b?".
-    Empty for an "of" (which names what is asked) and when it describes nothing."""
+def clause_of(question: str) -> str:
+    """The relative clause or participle of ``question``, to where it ends: "that owns the
+    billing-worker" of "Who leads the team that owns the billing-worker?", "fine-tuned from
+    llama-base-7b" of "... the model fine-tuned from llama-base-7b?". "" for an "of" (which
+    names what is asked) and when it describes nothing."""
     question = question.strip()
     found = _description(question)
     if found is None or found.group().strip().lower() == "of":
-        return frozenset()
+        return ""
     end = _CLAUSE_END.search(question, found.end())
-    return terms(question[found.start() : end.start() if end else None])
+    return question[found.start() : end.start() if end else None].strip()
 
 
 def clause_object_terms(question: str) -> frozenset[str]:

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
 
+from substrate import Substrate
 from substrate.bridging import Names, bridge_query, names_in, names_of, outer_terms, relational
 from substrate.context.compress import terms
-
-if TYPE_CHECKING:
-    from substrate import Substrate
 
 
 @pytest.mark.parametrize(
@@ -27,6 +23,8 @@ if TYPE_CHECKING:
         ("At which port is the company helicopter based?", False),  # "which" asks here
         ("In which city is the commander of INC-22 based?", True),
         ("What was the rating of the model fine-tuned from llama-base-7b?", True),
+        ("What data is exported from billing-api?", False),  # a verb's, not a description
+        ("What was removed from the v2 API?", False),
     ],
 )
 def test_a_question_describing_what_it_asks_about(question: str, expected: bool) -> None:
@@ -226,3 +224,38 @@ def test_a_model_described_by_what_it_was_fine_tuned_from_is_followed_to_its_pag
 
     answer = answer_from_substrate(_model_notes(), question, ExtractiveAnswerer(), hops=2).answer
     assert answer is not None and expected in answer and "MMLU" not in answer
+
+
+def test_only_the_identifier_the_clause_relates_to_the_asked_one_is_bridged() -> None:
+    # falcon-base-40b is named in the same sentence, but "compared against" llama-base-7b,
+    # not "fine-tuned from" it; ledger-api "calls" the billing-worker, it does not own it
+    from substrate import ExtractiveAnswerer, answer_from_substrate
+
+    store = _model_notes()
+    store.add(
+        "text",
+        "Orca-ft-v2 is fine-tuned from llama-base-7b and compared against falcon-base-40b.",
+        provenance={"path": "/notes/compare.md", "section": "Comparison"},
+    )
+    store.add(
+        "text",
+        "Helpfulness was rated 0.33 by human raters.",
+        provenance={"path": "/notes/falcon.md", "section": "Evaluation of falcon-base-40b"},
+    )
+    question = "What was the helpfulness rating of the model fine-tuned from llama-base-7b?"
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2).answer
+    assert answer is not None and "0.81" in answer and "0.33" not in answer
+    other = Substrate()
+    other.add(
+        "text",
+        "ledger-api calls the billing-worker, which owns the retry queue.",
+        provenance={"path": "/notes/billing-worker.md", "section": "billing-worker"},
+    )
+    other.add(
+        "text",
+        "Owner: Core Platform.\nLead: Dana Kim.",
+        provenance={"path": "/notes/ledger-api.md", "section": "ledger-api"},
+    )
+    asked = "Who leads the team that owns the billing-worker?"
+    for hops in (1, 2):
+        assert answer_from_substrate(other, asked, ExtractiveAnswerer(), hops=hops).answer is None
