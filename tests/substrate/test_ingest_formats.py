@@ -1126,3 +1126,10 @@ def test_ingest_file_keeps_an_object_one_item_as_the_reference_does(tmp_path: Pa
     path = tmp_path / "r.json"
     path.write_text('{"results": [{"a": 1}, {"a": 2}]}')
     assert len(ingest_file(Substrate(), path)) == 1
+
+
+def test_the_records_of_several_arrays_of_an_object_are_placed_on_their_lines() -> None:
+    text = '{\n "a": [\n  {"x": 1},\n  {"x": 2}\n ],\n "b": [{"y": 1},\n  {"y": 2}]\n}\n'
+    parsed = PARSERS["json"](text, ParseContext(2000, "x.json", "x.json"))
+    got = [(s.section, s.payload, s.line_start) for s in parsed.segments]
+    assert got == [("a", {"x": 1}, 3), ("a", {"x": 2}, 4), ("b", {"y": 1}, 6), ("b", {"y": 2}, 7)]

@@ -126,12 +126,15 @@ def _array_places(text: str, keys: Collection[str]) -> dict[str, tuple[int, int]
     places: dict[str, tuple[int, int]] = {}
     if not keys:
         return places
+    line, counted = 1, 0  # (lines counted on from the last place: once over the text)
     at = _past_space(text, _past_space(text, 0) + 1)  # past "{"
     while text[at] != "}":
         key, at = _DECODE(text, at)
         at = _past_space(text, _past_space(text, at) + 1)  # past ":"
         if key in keys:
-            places[key] = (at, text.count("\n", 0, at) + 1)
+            line += text.count("\n", counted, at)
+            counted = at
+            places[key] = (at, line)
         _, at = _DECODE(text, at)
         at = _past_space(text, at)
         if text[at] == ",":
