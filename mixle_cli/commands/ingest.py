@@ -150,6 +150,8 @@ def _left_out(report: IngestReport) -> list[str]:
     return parts
 
 
+HiddenOpt = Annotated[bool, typer.Option("--hidden", help="Also walk hidden files and folders.")]
+
 _TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {command} ..."
 
 
@@ -442,9 +444,7 @@ def ingest(
             "kept and the run exits 1: an unmounted drive or share leaves an empty folder).",
         ),
     ] = False,
-    hidden: Annotated[
-        bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
-    ] = False,
+    hidden: HiddenOpt = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -1010,15 +1010,20 @@ def ingest_artifacts_command(
     registry: Annotated[str, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
     scope: WriteScopeOpt = None,
     by: WriterOpt = None,
+    hidden: HiddenOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Index model artifacts (directories holding a manifest.json), by reference."""
+    """Index model artifacts (directories holding a manifest.json), by reference.
+
+    The folder is walked as `mixle ingest` walks one: hidden folders (but with --hidden),
+    version-control folders and what ignore rules name are left out.
+    """
     from substrate import ingest_artifacts
 
     _adapt(
         ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet,
-        by=by,
+        by=by, hidden=hidden,
     )  # fmt: skip
 
 

@@ -480,6 +480,7 @@ def ingest_artifacts(
     scope: str = "local",
     redact: bool = True,
     report: IngestReport | None = None,
+    hidden: bool = False,
 ) -> list[str]:
     """Index every artifact directory (one holding a ``manifest.json``) under ``registry_root``.
 
@@ -489,7 +490,8 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. The folder is walked as ``ingest_path`` walks one:
     hidden and VCS folders and what the ignore rules name are passed over (where the reference
-    read every ``manifest.json`` below). Returns [] when ``registry_root`` is not a directory.
+    read every ``manifest.json`` below; ``hidden`` walks hidden folders too). Returns [] when
+    ``registry_root`` is not a directory.
     """
     refuse_non_text(scope=scope)
     if not os.fspath(registry_root):  # Path("") would be the working directory
@@ -498,7 +500,7 @@ def ingest_artifacts(
     if not root.is_dir():
         return []
     limit = size_limit(substrate)
-    manifests = _manifests(substrate, root, report)
+    manifests = _manifests(substrate, root, report, hidden)
     if not manifests and report is not None:  # said, not silent: the wrong folder, perhaps
         report.tell(str(root), ["no artifact folder here (one holds a manifest.json)"])
     now = time.time()
@@ -559,7 +561,9 @@ def ingest_artifacts(
     return ids
 
 
-def _manifests(substrate: Substrate, root: Path, report: IngestReport | None) -> list[Path]:
+def _manifests(
+    substrate: Substrate, root: Path, report: IngestReport | None, hidden: bool
+) -> list[Path]:
     """The ``manifest.json`` files under ``root``, found as ``ingest`` walks a folder: hidden
     and VCS folders, and what the ignore rules name, are left out (a bad manifest is let go
     with a line in ``.mixleignore``, as its failure says); links lead nowhere outside or round.
@@ -569,7 +573,7 @@ def _manifests(substrate: Substrate, root: Path, report: IngestReport | None) ->
     extra = [rule for rule in map(compile_rule, ignore_rules(substrate)) if rule]
     exclude = [substrate.root] if substrate.root is not None else []
     found = files_by_folder(
-        real, walked, exclude=exclude, rules=enclosing_rules(real), extra_rules=extra
+        real, walked, hidden=hidden, exclude=exclude, rules=enclosing_rules(real), extra_rules=extra
     )
     manifests: list[Path] = []
     odd: set[str] = set()  # folders named manifest.json: told once, not walked for artifacts
@@ -583,6 +587,13 @@ def _manifests(substrate: Substrate, root: Path, report: IngestReport | None) ->
         if report is not None:
             report.files_scanned += 1  # as ``ingest`` counts a folder it cannot read
         _file_failed(report, str(root / rel), reason, path=str(real / rel))
+    for rel, reason in walked.skipped:  # a link out of the registry, a socket: said, as ingest
+        if report is not None:
+            report.files_scanned += 1
+        _file_skipped(report, str(root / rel), reason, str(real / rel))
+    if report is not None:  # what was left out by name, counted as ingest counts it
+        report.entries_hidden += walked.hidden
+        report.entries_ignored += walked.ignored
     for rel in sorted(odd):
         if report is not None:
             report.files_scanned += 1

@@ -608,6 +608,22 @@ def test_artifacts_are_found_as_ingest_walks_a_folder(tmp_path: Path) -> None:
     ids = ingest_artifacts(Substrate(), tmp_path, report=report)
     assert len(ids) == 1 and report.ok  # not the hidden, ignored or left-out ones
     assert [Path(f.source).parent.name for f in report.files] == ["good"]
+    assert (report.entries_hidden, report.entries_ignored) == (1, 2)  # counted, as ingest does
+    assert len(ingest_artifacts(Substrate(), tmp_path, hidden=True)) == 2
+
+
+def test_a_manifest_linked_from_outside_the_registry_is_said_to_be_skipped(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "elsewhere" / "m").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "m" / "manifest.json").write_text('{"kind": "model"}')
+    (tmp_path / "registry").mkdir()
+    (tmp_path / "registry" / "m").symlink_to(tmp_path / "elsewhere" / "m")
+    report = IngestReport()
+    assert ingest_artifacts(Substrate(), tmp_path / "registry", report=report) == []
+    assert [(f.status, f.reason) for f in report.files] == [
+        ("skipped", "symlink leads outside the ingest root")
+    ]
 
 
 def test_a_manifest_kind_that_is_no_string_reads_as_json_spells_it(tmp_path: Path) -> None:
