@@ -75,7 +75,8 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     count_ counter generator gen encoder decoder parser serializer refresh_url uri_ reader
     writer loader id_ ref reference file_ path_ list set map dict keys list_ utils util
     helper helpers test tests spec mock stub fixture fixtures example sample schema
-    store_ storage_ expiry_ created updated at on by source chars charset alphabet""".split()
+    store_ storage_ expiry_ created updated at on by source chars charset alphabet
+    encoding algorithm algo cipher encryption complexity level rounds iterations""".split()
 )
 _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "passwords"})
 # Words after a leading "pass" that make it a verb or an adjective, as filters, tests and

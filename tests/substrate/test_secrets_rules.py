@@ -2021,7 +2021,18 @@ def test_capitalised_words_then_a_number_under_a_password_s_name_are_a_password(
 
 
 @pytest.mark.parametrize(
-    "line", ["password: release-2024", "password: DB_PASSWORD_2", "api_key: Summer-2024"]
+    "line",
+    [
+        "password: release-2024",
+        "password: DB_PASSWORD_2",
+        "api_key: Summer-2024",
+        # a name saying what kind of password, not holding one
+        "password_encoding: Latin-1",
+        "DB_PASSWORD_ENCODING=Windows-1252",
+        "password_algorithm: Sha-256",
+        "password_encryption = scram-sha-256",
+        "password_complexity: Level-4",
+    ],
 )
 def test_a_name_with_a_number_is_no_password_nor_a_weak_word_a_token(line: str) -> None:
     assert not detect_secrets(line).findings, line
