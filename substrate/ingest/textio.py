@@ -51,12 +51,17 @@ def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
 
 
 def _likely_encoding(data: bytes) -> str:
-    """Windows' cp1252 where bytes 0x80-0x9f occur (its quotes, dashes and euro sign; in
-    latin1 they are control characters no text holds), else latin1."""
-    return "cp1252" if re.search(rb"[\x80-\x9f]", data[:_ENCODING_PROBE]) else "latin1"
+    """Windows' cp1252 where the bytes that are no UTF-8 include some of 0x80-0x9f (its
+    quotes, dashes and euro sign; in latin1 control characters no text holds) and none it
+    leaves undefined, else latin1."""
+    probe = data[:_ENCODING_PROBE].decode("utf-8", "surrogateescape")
+    stray = {ord(ch) - 0xDC00 for ch in probe if "\udc80" <= ch <= "\udcff"}
+    windows = any(0x80 <= byte <= 0x9F for byte in stray)
+    return "cp1252" if windows and not stray & _CP1252_UNDEFINED else "latin1"
 
 
 _ENCODING_PROBE = 1 << 16
+_CP1252_UNDEFINED = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})  # (iconv refuses them)
 
 
 def _invalid_utf8(data: bytes, at: int) -> FileRejected:

@@ -68,7 +68,12 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     ("data", "encoding"),
-    [(b"caf\xe9\n", "latin1"), (b"\x93quoted\x94 \x80 5\n", "cp1252")],  # Windows' quotes
+    [
+        (b"caf\xe9\n", "latin1"),
+        (b"\x93quoted\x94 \x80 5\n", "cp1252"),  # Windows' quotes and euro sign
+        ("a dash \u2014 in UTF-8, then ".encode() + b"caf\xe9\n", "latin1"),  # (its 0x80, 0x94)
+        (b"\x93quoted\x94 \x81\n", "latin1"),  # a byte cp1252 leaves undefined
+    ],
 )
 def test_invalid_utf8_suggests_the_encoding_its_bytes_point_to(
     tmp_path: Path, data: bytes, encoding: str
