@@ -1100,6 +1100,8 @@ def test_a_table_read_as_json_lines_says_what_it_looks_like() -> None:
     assert "looks like" not in parsed.issues[1].reason  # (once)
     broken = PARSERS["jsonl"]('{"a": 1,}\n{"a": 2,}\n', ParseContext(2000, "s", "s"))
     assert all("looks like" not in issue.reason for issue in broken.issues)
+    commented = PARSERS["jsonl"]('# rows, one a line\n{"a": 1}\n', ParseContext(2000, "s", "s"))
+    assert "looks like" not in commented.issues[0].reason
 
 
 def test_an_object_holding_arrays_of_objects_gives_a_record_for_each_and_one_for_the_rest() -> None:

@@ -134,9 +134,10 @@ _TABLE_HINT = "; looks like CSV or TSV: name it .csv or .tsv (--source for -) or
 
 def _delimited(text: str) -> bool:
     """Whether ``text`` opens as a table does: its first two lines split alike, into two
-    fields or more, at commas or at tabs, and the first is no JSON value's start."""
+    fields or more, at commas or at tabs, and neither opens a JSON value (a comment line
+    over JSON rows is no header)."""
     lines = text.lstrip().split("\n", 2)[:2]
-    if len(lines) < 2 or lines[0][:1] in '{["':
+    if len(lines) < 2 or any(line.lstrip()[:1] in '{["' for line in lines):
         return False
     return any(lines[0].count(mark) == lines[1].count(mark) > 0 for mark in (",", "\t"))
 
