@@ -299,7 +299,12 @@ def working(what: str) -> Iterator[None]:
     if not _a_terminal(console):
         yield
         return
-    with console.status(printable(what)):
+    from rich.live import Live
+    from rich.spinner import Spinner
+
+    spinner = Spinner("dots", printable(what))
+    # (stdout left alone: what a command prints there is its output, not the spinner's)
+    with Live(spinner, console=console, transient=True, redirect_stdout=False):
         yield
 
 
