@@ -11,6 +11,7 @@ field of an entry means: ``secrets.rule``.
 from __future__ import annotations
 
 from substrate.secrets.assignments import ASSIGNMENT_RULES
+from substrate.secrets.localized import LOCALIZED_RULES
 from substrate.secrets.passwordcommands import PASSWORD_COMMAND_RULES
 from substrate.secrets.providers import PROVIDER_RULES
 from substrate.secrets.rule import Rule
@@ -286,6 +287,11 @@ CONTEXT_RULES: tuple[Rule, ...] = (
 
 
 RULES: tuple[Rule, ...] = (
-    KEY_RULES + PROVIDER_RULES + CONTEXT_RULES + PASSWORD_COMMAND_RULES + ASSIGNMENT_RULES
+    KEY_RULES
+    + PROVIDER_RULES
+    + CONTEXT_RULES
+    + PASSWORD_COMMAND_RULES
+    + ASSIGNMENT_RULES
+    + LOCALIZED_RULES
 )
 RULE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(rule.name for rule in RULES))

@@ -59,7 +59,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
     if (
         rule.boundary
         and m.start() > 0
-        and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
+        and _glued(text[m.start() - 1])
         and text[m.start() - 1] not in rule.joins
         and not _marked(m, rule, text)
         and not _path_component(m, text)
@@ -90,6 +90,13 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
     if not valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _glued(before: str) -> bool:
+    """Whether the character ``before`` a token's match makes it part of a longer one: an
+    ASCII letter or digit, ``_``, ``+`` or ``/`` (base64's). A letter of another script
+    ("令牌是ghp_…", "ключAKIA…": Chinese and Japanese leave no space) is none."""
+    return (before.isascii() and before.isalnum()) or before in "_+/"
 
 
 def _written_as_text(rule: Rule, m: re.Match[str], text: str, start: int) -> bool:
@@ -568,10 +575,25 @@ def _jwt_b64_valid(
     return valid_jwt_b64(secret)
 
 
+def _localized_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A value under the word for a password in another language (``localized``), judged as
+    one under ``password`` is; after a verb alone ("Das Passwort ist geheim."), a word is
+    what the sentence says of it, not the password."""
+    between = text[m.end("key") : m.start(group)] if group else ""
+    if not any(mark in between for mark in ":=：") and plain_word(secret):
+        return False
+    if secret[:1] == "(" or not any(ch.isascii() and ch.isalnum() for ch in secret):
+        return False  # "(siehe Tresor)", "请联系管理员": a note where it is, in words
+    return worth_reporting(secret, strength="password", quoted=group != "su", key="password")
+
+
 # How a match of each kind of rule is judged (``Rule.kind``)
 _JUDGES: dict[str, Callable[[Rule, re.Match[str], str, str, str, str], bool]] = {
     "token": _token_valid,
     "assignment": _assignment_valid,
+    "localized": _localized_valid,
     "stated": _stated_valid,
     "fallback": _fallback_valid,
     "stated_bare": _stated_bare_valid,

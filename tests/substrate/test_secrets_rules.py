@@ -301,7 +301,7 @@ def test_rules_are_declarative_and_compile() -> None:
         kinds |= {"user_option", "key_body"}
         kinds |= {"argument", "named_element", "directive", "pre_shared_key"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
-        kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
+        kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document", "localized"}
         assert rule.kind in kinds
 
 

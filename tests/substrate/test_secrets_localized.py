@@ -1,0 +1,68 @@
+"""Passwords under the word for one in other languages, and tokens glued to their words."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate import detect_secrets, redact_secrets
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Passwort = Xk9#mQ2vL7pZw4Rt",
+        "Kennwort: Xk9#mQ2vL7pZw4Rt",
+        "mot de passe : Qw8#zLp2Vn5xTr7K",
+        "contraseña: Zr4!kPq9Lm2Wx7Tb",
+        "Hasło: Lk8#pZq2Wm5vXr9T",
+        "Şifre: Tr7#kLm2Qp9Zx4Wv",
+        "пароль: Ru5#mKp8Zq2Wx7Lv",
+        "パスワード：Jp6#nLq3Xw8Zk2Rt",
+        "密码：Cn7#pLm4Zq9Wx2Kt",
+        "비밀번호: Kr5#mNp8Zq2Wx7Lt",
+        "كلمة المرور: Ar6#kLp9Zm3Wq8Xt",
+        "סיסמה: He4#kLp7Zm2Wq9Xt",
+        "PASSWORT=Sommer2024!Gaeste#91",
+        "password：Xk9#mQ2vL7pZw4Rt",  # a full-width colon, as CJK keyboards type it
+        "Das WLAN-Passwort lautet: Sommer2024!Gäste#91",
+        "密码是Cn7#pLm4Zq9Wx2Kt。",
+    ],
+)
+def test_a_password_under_its_name_in_another_language_is_found(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
+    assert "[REDACTED:sensitive_assignment]" in redact_secrets(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Passwort: <dein Passwort>",
+        "密码：******",
+        "Passwortlänge: 12",
+        "Das Passwort ist geheim.",  # what is said of it, not the password
+        "Le mot de passe est secret.",
+        "Passwort: (siehe Tresor)",
+        "密码：请联系管理员",  # "ask the administrator"
+        "Passwort: ${DB_PASSWORD}",
+        'msgstr "Passwort: %s"',
+    ],
+)
+def test_a_note_or_placeholder_under_such_a_name_is_none(line: str) -> None:
+    assert not detect_secrets(line).findings, line
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("令牌是ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5z，请保密", "github_token"),
+        ("キーはAKIAIOSFODNN7QWERTY4です", "aws_access_key"),
+        ("ключAKIAIOSFODNN7QWERTY4", "aws_access_key"),
+    ],
+)
+def test_a_token_right_after_a_word_of_another_script_is_found(line: str, rule: str) -> None:
+    # Chinese and Japanese leave no space before it
+    assert detect_secrets(line).rules() == [rule]
+
+
+def test_a_token_glued_to_a_latin_letter_is_still_no_token() -> None:
+    assert not detect_secrets("xAKIAIOSFODNN7QWERTY4").findings
