@@ -174,8 +174,13 @@ def anchored(items: list[SubstrateItem], anchor: str) -> list[SubstrateItem]:
     names the second section headed "FAQ" when no heading reads "faq-1" itself. A heading
     with no text of its own before its first subheading names the sections under it, and an
     anchor an HTML element names (``<a name="opts">``, ``id="opts"``) names the item that
-    holds the element."""
-    wanted = _slug(anchor.rpartition("#")[2])
+    holds the element, and a block's id (``#^blk``, as Obsidian writes one) the item that
+    ends a block with it."""
+    last = anchor.rpartition("#")[2]
+    if last.startswith("^"):  # a block's id, which a note writes after the block: "... ^blk"
+        mark = re.compile(rf"(?<!\S)\^{re.escape(last[1:])}(?![\w-])")
+        return [c for c in items if mark.search(c.text)]
+    wanted = _slug(last)
     named = [c for c in items if _heading_slug(c) == wanted or _explicit_slug(c) == wanted]
     if not named:
         named = [c for c in items if wanted in _enclosing_slugs(c)]

@@ -419,3 +419,19 @@ def test_a_wiki_name_in_a_code_block_longer_than_a_chunk_is_no_link(tmp_path: Pa
     assert len(store.all()) > 2  # the section was cut into chunks, some inside the block
     told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
     assert told == {"[[Missing]]": 3, "[[Gone]]": 88}
+
+
+def test_a_link_to_a_block_id_finds_the_item_ending_a_block_with_it(tmp_path: Path) -> None:
+    from substrate.audit import audit_shard
+
+    _write(
+        tmp_path / "notes",
+        {
+            "A.md": "# A\n\n- do it ^blk\n\n## Later\n\nOther text ^blk-2\n",
+            "B.md": "# B\n\nsee [[A#^blk]], [[A#^blk-2]] and [[A#^nope]]\n",
+        },
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    unresolved = [u["link"] for u in audit_shard(store).notes["unresolved"]]
+    assert unresolved == ["[[A#^nope]]"]
