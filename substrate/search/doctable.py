@@ -7,6 +7,7 @@ Strings with few distinct values are stored once and referenced by code.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -153,7 +154,7 @@ class DocTable:
             for code, entry in enumerate(self.sources):
                 path = entry.rpartition(PATH_SEP)[2]
                 by_path.setdefault(path, []).append(code)
-                by_name.setdefault(path.rpartition("/")[2].casefold(), []).append(code)
+                by_name.setdefault(_name_key(path.rpartition("/")[2]), []).append(code)
             self._files = (by_path, by_name)
         return self._files
 
@@ -223,6 +224,12 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     return mask
 
 
+def _name_key(name: str) -> str:
+    """A file's name as links name it: letter case aside, and its accents composed (macOS and
+    the tools syncing from it write "Tomás.md" with a decomposed "á", a link typed with one)."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
 def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     """The codes of the sources that pass the source filters (None: there are none)."""
     chosen: set[int] | None = None
@@ -231,7 +238,7 @@ def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         chosen = {code for path in filters.paths for code in by_path.get(path, ())}
     if filters.file_names is not None:
         by_name = docs.files()[1]
-        named = {code for name in filters.file_names for code in by_name.get(name.casefold(), ())}
+        named = {code for name in filters.file_names for code in by_name.get(_name_key(name), ())}
         chosen = named if chosen is None else chosen & named
     if filters.source_prefix is not None:
         matches = source_matcher(filters.source_prefix)

@@ -435,3 +435,17 @@ def test_a_link_to_a_block_id_finds_the_item_ending_a_block_with_it(tmp_path: Pa
     ingest_path(store, tmp_path / "notes")
     unresolved = [u["link"] for u in audit_shard(store).notes["unresolved"]]
     assert unresolved == ["[[A#^nope]]"]
+
+
+def test_a_wikilink_finds_a_note_whose_name_macos_wrote_decomposed(tmp_path: Path) -> None:
+    import unicodedata
+
+    from substrate.audit import audit_shard
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / unicodedata.normalize("NFD", "Tomás.md")).write_text("# T\n\nTomás lives in Faro.\n")
+    (notes / "x.md").write_text("# X\n\nSee [[Tomás]].\n")  # typed composed
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    assert audit_shard(store).notes["unresolved"] == []
