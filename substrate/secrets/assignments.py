@@ -205,9 +205,10 @@ _LABEL = (
     r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:private|"
     + _KEY_OWNER
     + r")[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
-    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
+    r"(?P<about>[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
-    r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"
+    # ("password for the router = ...": said of something, an equals sign labels it too)
+    r"(?:\*{1,3})?[ \t]*(?(about)[:=]|:)(?![:=])(?:\*{1,3})?[ \t]*"
 )
 _LABELLED = _LABEL + r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
 # The same label closing its line, its value alone on the next line or the one after a blank
@@ -219,9 +220,10 @@ _LABEL_ABOVE = (
     r"""(?:"(?P<sq>[^"\s]+)"|'(?P<ss>[^'\s]+)'|`(?P<sb>[^`\s]+)`"""
     r"""|(?P<su>[^\s"'`*#|>\-]\S*)(?P<more>[ \t]+[^\s][^\r\n]*)?)[ \t]*(?=\r?(?:\n|$))"""
 )
-# A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
+# A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7", "Bank
+# login: jsmith / S3cure!Pass#2024".
 _USER_SLASH_PASSWORD = (
-    r"(?=[CcUuLl])(?<![\w.\-$@])(?P<key>(?i:creds?|credentials"
+    r"(?=[CcUuLl])(?<![\w.\-$@])(?P<key>(?i:creds?|credentials|login"
     r"|(?:user(?:name)?|login)[ \t]*/[ \t]*pass(?:word)?))[ \t]*[:=][ \t]*"
     r"[^\s/:]{1,64}[ \t]*/[ \t]*(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
 )
@@ -496,7 +498,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         kind="stated",
         holds=("pass", "pw", "key", "token", "secret"),
     ),
-    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
+    _generic(_LABELLED, ":=", "API key for staging: <literal>, a label in notes", kind="label"),
     _generic(
         _LABEL_ABOVE,
         ":",

@@ -2005,6 +2005,32 @@ def test_credentials_that_look_like_markers_names_colours_or_arns_are_found(line
 @pytest.mark.parametrize(
     "line",
     [
+        "the wifi pw is hunter2-Kestrel99",  # a word numbered, letters of both cases
+        "password: hunter2-Kestrel99",
+        "Bank login: jsmith / S3cure!Pass#2024",
+        "password for the router = Kestrel!Router2024",
+    ],
+)
+def test_passwords_as_a_note_puts_them_everyday_are_found(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password for the db = getpass()",
+        'password for the user = ""',
+        "login: /var/log / x",
+        "password for user == other",
+    ],
+)
+def test_code_and_paths_after_such_labels_are_no_password(line: str) -> None:
+    assert not detect_secrets(line).findings, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         "password: Summer-2024",
         'password = "Dragon-1987"',
         "DB_PASSWORD=Rainbow-88",
