@@ -311,10 +311,22 @@ def asked_terms(question: str) -> frozenset[str]:
 
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
-    question = _undefined(question)
+    question = _FOREIGN_ASKING.sub(" ", _undefined(question), count=1)
     for asked, _ in _FRAMES:
         question = asked.sub(_unframed, question)
     return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], question)
+
+
+# The word opening a question in the languages notes are often written in besides English
+# ("Wer ist ...?", "¿Dónde ...?", "Когда ...?"): it asks, as "who" does, and no note says it
+_FOREIGN_ASKING = re.compile(
+    r"^\s*¿?\s*(?:wer|wen|wem|wessen|wann|wo|wohin|woher|wie|welche[rsmn]?|warum|wieso"
+    r"|weshalb|qui|quoi|quand|où|comment|pourquoi|quel(?:le)?s?|qué|quién(?:es)?|cuándo"
+    r"|dónde|cómo|cuál(?:es)?|cuánt[oa]s?|quem|onde|quando|quanto|кто|что|где|когда|как"
+    r"|какой|какая|какое|какие|почему|сколько|куда|ποιος|ποια|ποιο|τι|πού|πότε|πώς|γιατί"
+    r"|kto|gdzie|kiedy|jaki|jaka|jakie|dlaczego)(?=\s|[?,]|$)",
+    re.IGNORECASE,
+)
 
 
 def _unframed(found: re.Match[str]) -> str:

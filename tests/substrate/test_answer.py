@@ -2843,3 +2843,24 @@ def test_a_symbol_is_no_product_name(symbol: str) -> None:
 
     assert not product_terms(f"Is {symbol} raised in these cells?")
     assert product_terms("Does NumPy use OpenSSH?") == {"numpi", "openssh"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wer ist für die Straßenreinigung zuständig?",
+        "Wann beginnt die Straßenreinigung?",
+    ],
+)
+def test_a_question_opening_with_another_language_s_question_word_is_answered(
+    question: str,
+) -> None:
+    # "Wer" asks, as "who" does: no note says it, and its weight held the answer back
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    store.add("text", "Für die Straßenreinigung ist das Ordnungsamt München zuständig.")
+    store.add("text", "Die Straßenreinigung beginnt jeden Montag um 6 Uhr.")
+    store.add("text", "Der Wochenmarkt findet samstags auf dem Marktplatz statt.")
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer())
+    assert answer.answer is not None and "Straßenreinigung" in answer.answer
