@@ -560,7 +560,13 @@ _CLAUSE_MARK = re.compile(r"[;:]\s")
 
 
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without)\b|n't\b",
+    r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without)\b|n't\b"
+    # and in the languages notes are often written in besides English: German, French (its
+    # "pas", "jamais": "ne" goes with them, and would cancel them out), Italian (not the
+    # prefix of "non-profit"), Portuguese, Dutch, Swedish, Polish, Russian, Turkish
+    r"|\b(?:nicht|kein|keine|keinen|keinem|keiner|keines|nie|niemals|nichts|niemand|pas"
+    r"|jamais|aucun|aucune|rien|non(?![-\w])|mai|não|nunca|niet|geen|nooit|inte|aldrig"
+    r"|nigdy|не|нет|никогда|değil)\b",
     re.IGNORECASE,
 )
 

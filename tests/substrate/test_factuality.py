@@ -1115,3 +1115,24 @@ def test_a_secret_in_one_claim_leaves_a_claim_quoting_a_stored_mask_checkable() 
     same = "The CI token is ghp_zzzz567890abcdefghijABCDEFGHIJ123456 and rotates monthly."
     verdicts = check_factuality(s, f"{text.split('. ')[0]}. {same}").verdicts
     assert [v.supported for v in verdicts] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "negated"),
+    [
+        (
+            "Die Parkgebühren betragen 2,50 € pro Stunde.",
+            "Die Parkgebühren betragen nicht 2,50 € pro Stunde.",
+        ),
+        ("Le musée est ouvert le lundi.", "Le musée n'est pas ouvert le lundi."),
+        ("Магазин работает в воскресенье.", "Магазин не работает в воскресенье."),
+        ("Sklep jest otwarty w niedzielę.", "Sklep nie jest otwarty w niedzielę."),
+    ],
+)
+def test_a_claim_negated_in_another_language_is_not_supported(evidence: str, negated: str) -> None:
+    from substrate import Substrate, check_factuality
+
+    store = Substrate()
+    store.add("text", evidence)
+    assert check_factuality(store, evidence).grounded_fraction == 1.0
+    assert check_factuality(store, negated).grounded_fraction == 0.0
