@@ -10,7 +10,17 @@ import re
 _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|Fig|Figs|No|Nos|Vol|approx|vs|cf"
     r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z]"  # and dotted: U.S., U.S.A.
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|a\.m|p\.m)\.$"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|a\.m|p\.m"
+    # German, French and Spanish ones notes write: "z. B.", "d. h.", "bzw.", "ca.", "Nr.",
+    # "Mme.", "Sra."; and "z." and "d." opening those two
+    r"|z\. ?B|d\. ?h|u\. ?a|z|d|bzw|ca|Nr|usw|vgl|Hr|Fr|Mme|Mlle|Sra|Srta|Dra|Ud|Uds)\.$"
+)
+# A day's number before a month, as German and the Nordic languages date ("am 14. Oktober"):
+# its period ends no sentence (the splitter looks at the month after it)
+MONTH_AFTER_A_DAY = re.compile(
+    r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November"
+    r"|Dezember|januari|februari|maart|mei|juni|juli|augustus|oktober|december|januar"
+    r"|februar|mars|april|juni|juli|august|oktober|desember|maj|okt)\b"
 )
 
 

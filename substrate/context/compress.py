@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from itertools import zip_longest
 
-from substrate.abbreviations import ends_in_abbreviation
+from substrate.abbreviations import MONTH_AFTER_A_DAY, ends_in_abbreviation
 from substrate.errors import require_count, require_text
 from substrate.linktext import as_shown
 from substrate.search.snippets import lead_in
@@ -25,7 +25,13 @@ ELLIPSIS = "…"
 # A sentence ends at whitespace after ., ! or ?. Line breaks inside a paragraph are wrapping,
 # except before a line that starts a block of its own (list item, heading, quote, code).
 # (not before "=>": a trace's "who owns the billing-worker? => Payments team" is one)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?!\s*=>)\s+")
+# After ".", "!" or "?" and white space (not a day's number before its month: "am 14. Oktober"),
+# and after the full stops Chinese and Japanese write with none ("。", "！", "？")
+_SENTENCE_SPLIT = re.compile(
+    r"(?<=[.!?])(?<![0-9]\.)(?!\s*=>)\s+|(?<=[0-9]\.)\s+(?!"
+    + MONTH_AFTER_A_DAY.pattern
+    + r")|(?<=[。！？])(?![。！？」』）])"
+)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")

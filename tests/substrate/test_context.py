@@ -843,3 +843,25 @@ def test_compress_text_refuses_arguments_of_the_wrong_type(
     assert compress_text("Some text. More text.", "q", 0) == ""
     assert compress_text("Some text. More text.", "q", -1) == ""
     assert compress_text("Some text.", "q", np.int64(50)) == "Some text."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Der Umzug beginnt am 14. Oktober und dauert drei Tage. Danach ist zu.",
+            ["Der Umzug beginnt am 14. Oktober und dauert drei Tage.", "Danach ist zu."],
+        ),
+        ("Das kostet 14. Danach gehen wir.", ["Das kostet 14.", "Danach gehen wir."]),
+        ("Wir brauchen z. B. Kisten. Und Band.", ["Wir brauchen z. B. Kisten.", "Und Band."]),
+        (
+            "La Sra. Muñoz dirige. Ella vive en Lima.",
+            ["La Sra. Muñoz dirige.", "Ella vive en Lima."],
+        ),
+        ("服务器将于周五迁移。迁移需要两个小时！", ["服务器将于周五迁移。", "迁移需要两个小时！"]),
+    ],
+)
+def test_sentences_end_where_other_languages_end_them(text: str, expected: list[str]) -> None:
+    from substrate.context.compress import sentences
+
+    assert sentences(text) == expected
