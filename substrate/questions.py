@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import TYPE_FRAMES, states_place
-from substrate.context.compress import terms
+from substrate.context.compress import plain_label, terms
 from substrate.identifiers import IDENTIFIER
 from substrate.linktext import as_shown
 from substrate.phrasal import spelt_otherwise
@@ -479,6 +479,7 @@ def frame_phrases(question: str) -> list[str]:
 
 def states_frame(sentence: str, frame: Frame) -> bool:
     """Whether ``sentence`` states what some part of ``frame`` asks (a duration, a number)."""
+    sentence = plain_label(sentence)
     return any(stated(sentence) for stated in set(frame.values()))
 
 
@@ -496,7 +497,8 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     if not frame:
         return said
     # a frame's term is said by what it asks for, not by its word ("the budget review")
-    return said - frame.keys() | {term for term, stated in frame.items() if stated(sentence)}
+    plain = plain_label(sentence)
+    return said - frame.keys() | {term for term, stated in frame.items() if stated(plain)}
 
 
 # A verb and its particle written as one word, where the word is also said as the verb

@@ -235,6 +235,22 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
     return out
 
 
+# A label in bold ("**Location**: Lisbon", "**Location:** Lisbon") or as Dataview writes a
+# field ("Location:: Dublin"), opening a sentence or a list item: "Location: Lisbon" as what
+# a question's frame looks for reads it (``questions.states_frame``); quoted as written
+_BOLD_LABEL = re.compile(
+    r"^((?:[-*+]\s+)?)(?:\*\*|__)([^*_:\n]{1,40}?)(?::(?:\*\*|__)|(?:\*\*|__):)(?=\s)"
+)
+_FIELD_LABEL = re.compile(r"^((?:[-*+]\s+)?)([^\s:*][^:\n]{0,40}?)::(?=\s)")
+
+
+def plain_label(sentence: str) -> str:
+    if ":" not in sentence:
+        return sentence
+    sentence = _BOLD_LABEL.sub(r"\1\2:", sentence, count=1)
+    return _FIELD_LABEL.sub(r"\1\2:", sentence, count=1)
+
+
 def lead_of(sentence: str) -> str | None:
     """The name a bulleted list item is led by ("Jonas Weber" of "- Jonas Weber: Security."),
     or None: a name of a few words (``ENTRY_WORDS``), each capitalised, before a colon; one

@@ -2864,3 +2864,17 @@ def test_a_question_opening_with_another_language_s_question_word_is_answered(
     store.add("text", "Der Wochenmarkt findet samstags auf dem Marktplatz statt.")
     answer = answer_from_substrate(store, question, ExtractiveAnswerer())
     assert answer.answer is not None and "Straßenreinigung" in answer.answer
+
+
+@pytest.mark.parametrize(
+    "line", ["- **Location**: Lisbon", "- **Location:** Lisbon", "Location:: Lisbon"]
+)
+def test_a_label_in_bold_or_a_dataview_field_states_its_value(line: str) -> None:
+    # as person notes in Obsidian write them; "Location: Lisbon" was answered, these not
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    store.add("text", f"{line}\n", provenance={"path": "/v/priya.md", "section": "Priya Shah"})
+    store.add("text", "- Location: Oslo\n", provenance={"path": "/v/kai.md", "section": "Kai Berg"})
+    answer = answer_from_substrate(store, "Where is Priya Shah based?", ExtractiveAnswerer())
+    assert answer.answer is not None and "Lisbon" in answer.answer and "Oslo" not in answer.answer
