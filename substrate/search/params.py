@@ -17,8 +17,9 @@ FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # 5: a number with thousands separators is one term; 6: and its parts too; 7: acronyms'
 # plurals are their singulars, characters that print nothing dropped; 8: by a list of plurals;
 # 9: a record's table (its file's name) searched; 11: "C++", "C#", "F#" are terms (10 was
-# tried and withdrawn: an index of it must be rebuilt too)
-ANALYZER_VERSION = 11
+# tried and withdrawn: an index of it must be rebuilt too); 12: Polish "ł", Turkish "ı",
+# Greek accents and Arabic and Hebrew vowel points folded away
+ANALYZER_VERSION = 12
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,6 +129,10 @@ _ACRONYM_PLURALS = {
 _INVISIBLE = dict.fromkeys(
     [0x00AD, 0x034F, 0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
     + [*range(0x2060, 0x2070), 0xFEFF]
+    # Arabic and Hebrew vowel points and cantillation, which most texts leave unwritten
+    # ("محمد" finds "محمّد"); kept, they cut a word in two
+    + [*range(0x064B, 0x0660), 0x0670, *range(0x0591, 0x05BE), 0x05BF, 0x05C1, 0x05C2]
+    + [0x05C4, 0x05C5, 0x05C7]
 )
 
 _INVISIBLE_AS_LETTER = dict.fromkeys(_INVISIBLE, "x")  # same length: spans keep their place
@@ -192,11 +196,24 @@ class Analyzer:
 
 
 def _without_accents(word: str) -> str:
-    """``word`` without its accents when it is a Latin word written with them ("munchen" for
-    "münchen", "resume" for "résumé"), as users type it on a keyboard without them; a word of
-    another script is left whole (its marks are letters: a Devanagari vowel sign is one)."""
+    """``word`` without its accents when it is a Latin or Greek word written with them
+    ("munchen" for "münchen", "lodzi" for "łodzi", "αθηνα" for "αθήνα"), as users type it on a
+    keyboard without them; a word of another script is left whole (its marks are letters: a
+    Devanagari vowel sign is one, and Cyrillic "й" is no "и")."""
     bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-    return bare if bare.isascii() else word
+    bare = bare.translate(_LETTERS_WITHOUT_ACCENTS)
+    return bare if bare.isascii() or all(_greek_or_ascii(c) for c in bare) else word
+
+
+# Letters with a stroke or without a dot, which have no decomposition: "ł" of Polish, "ı" of
+# Turkish ("ışık" is typed "isik", and "IŞIK" folds to "işik"), "ø", "đ"
+_LETTERS_WITHOUT_ACCENTS = str.maketrans(
+    {"ł": "l", "ı": "i", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ƚ": "l"}
+)
+
+
+def _greek_or_ascii(c: str) -> bool:
+    return c.isascii() or "\u0370" <= c <= "\u03ff"
 
 
 def _keep(word: str) -> bool:

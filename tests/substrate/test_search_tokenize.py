@@ -107,7 +107,25 @@ def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
 def test_unicode_letters_are_words_and_latin_accents_are_dropped(analyzer: Analyzer) -> None:
     assert analyzer.terms("Über café naïve") == ["uber", "cafe", "naiv"]
     assert analyzer.terms("München") == analyzer.terms("munchen")  # typed without them
-    assert analyzer.terms("Ελλάδα") == ["ελλάδα"]  # another script keeps its marks
+    assert analyzer.terms("Ελλάδα") == ["ελλαδα"]  # Greek's accents go as Latin's do
+    assert analyzer.terms("йод") != analyzer.terms("иод")  # Cyrillic "й" is a letter
+
+
+@pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        ("IŞIK", "ışık"),  # Turkish dotless i
+        ("Yıldız", "YILDIZ"),
+        ("Łodzi", "lodzi"),  # Polish l with a stroke
+        ("ΑΘΗΝΑ", "αθηνα"),
+        ("محمّد", "محمد"),  # Arabic, its shadda unwritten
+        ("הַחוֹזֶה", "החוזה"),  # Hebrew, pointed and not
+    ],
+)
+def test_letters_typed_without_their_marks_find_them(
+    analyzer: Analyzer, written: str, typed: str
+) -> None:
+    assert analyzer.terms(written) == analyzer.terms(typed) != []
 
 
 def test_combining_marks_belong_to_their_word(analyzer: Analyzer) -> None:
