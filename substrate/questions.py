@@ -222,6 +222,8 @@ def asked_as_a_person(question: str) -> bool:
 # "listens on", "runs on" or "serves on" alike, a place where one is "based" or "works"
 _FRAME_VERBS = (
     ("port", "listen run serve bind expose"),
+    # "How much did the camera cost?": "... a camera for 1,399 EUR" says it, not the verb
+    ("much", "cost costs pay paid spend spent charge charged"),
     ("city location", "base live work sit"),
     ("language", "write written implement code build built use"),
 )

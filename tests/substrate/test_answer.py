@@ -2878,3 +2878,18 @@ def test_a_label_in_bold_or_a_dataview_field_states_its_value(line: str) -> None
     store.add("text", "- Location: Oslo\n", provenance={"path": "/v/kai.md", "section": "Kai Berg"})
     answer = answer_from_substrate(store, "Where is Priya Shah based?", ExtractiveAnswerer())
     assert answer.answer is not None and "Lisbon" in answer.answer and "Oslo" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How much did the Fujifilm X100V cost?", "How much did I pay for the Fujifilm X100V?"],
+)
+def test_how_much_something_cost_is_answered_by_the_sum_paid_for_it(question: str) -> None:
+    # the note says what was paid, not the verb "cost": it asked for a sentence saying it
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    store.add("text", "- Bought a Fujifilm X100V camera for 1,399 EUR for the Osaka trip.")
+    store.add("text", "- Reviewed pull requests and watered the plants.")
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer())
+    assert answer.answer is not None and "1,399 EUR" in answer.answer
