@@ -222,8 +222,6 @@ def asked_as_a_person(question: str) -> bool:
 # "listens on", "runs on" or "serves on" alike, a place where one is "based" or "works"
 _FRAME_VERBS = (
     ("port", "listen run serve bind expose"),
-    # "How much did the camera cost?": "... a camera for 1,399 EUR" says it, not the verb
-    ("much", "cost costs pay paid spend spent charge charged"),
     ("city location", "base live work sit"),
     ("language", "write written implement code build built use"),
 )
@@ -553,14 +551,14 @@ _IRREGULAR = (
     "give gave given",
     "take took taken",
     "sell sold",
-    "buy bought",
+    # what was bought for a sum cost it, and was paid ("Bought a camera for 1,399 EUR")
+    "buy bought cost pay paid",
     "hold held",
     "keep kept",
     "find found",
     "send sent",
     "teach taught",
     "bring brought",
-    "pay paid",
     "speak spoke spoken",
     "break broke broken",
     "draw drew drawn",
