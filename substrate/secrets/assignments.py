@@ -31,7 +31,8 @@ _QUOTED = (
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
 # password may hold one, and cutting there would show the rest of it.
-_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
+# (a comma or a full stop of Chinese or Japanese ends it too: "...，请勿外传" is a note)
+_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\，。；、]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
 # (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``)
 _OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 

@@ -28,6 +28,7 @@ from substrate.secrets.placeholders import (
     is_name_like,
     is_path_or_url,
     is_placeholder,
+    looks_random,
     plain_word,
     says_something,
     worth_reporting,
@@ -450,7 +451,7 @@ def _line_value_valid(
     operator = text[m.end("key") : m.start(group)]
     if ":" in operator and any(ch in secret for ch in "=\"'`"):
         return False  # "password: str = ...", "secret: String \"...\"": the next rule's
-    words = secret.split()
+    words = [word for word in _WORDS_APART.split(secret) if word]
     if any(_SETTING.match(word) for word in words[1:]):
         return False  # "A=x B=y": two settings on one line, each the next rule's
     if (
@@ -811,6 +812,9 @@ def _passphrase(words: list[str], operator: str) -> bool:
     Basic Auth", "Password: Okta SSO")."""
     if len(words) > 6 or says_something(words):
         return False
+    note = all(w.strip(_PROSE_MARKS).isalpha() for w in words[1:])
+    if note and looks_random(words[0], min_len=8):
+        return False  # a random value, then a note in words of any language: the value alone
     if "=" in operator:
         return True
     if all(plain_word(w.strip(_PROSE_MARKS)) for w in words) and _names_a_credential(words):
@@ -926,7 +930,8 @@ _STRUCT_TAG = re.compile(r'[A-Za-z_][\w.-]*:"[^"]*"(?:[ \t]+[A-Za-z_][\w.-]*:"[^
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
 _AT_INSIDE = re.compile(r"\w@\S")
 # What ends an unquoted value of ``key = value`` in running text (``assignments._BARE``).
-_CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
+_WORDS_APART = re.compile(r"[\s，。；、]+")  # (Chinese and Japanese punctuation parts words)
+_CUT_SHORT = re.compile(r"[\s\"'`,;&<\\，。；、]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _SETTING = re.compile(r"[A-Za-z_][\w.\-]*=")
 _OPTION = re.compile(r"--?[A-Za-z]")

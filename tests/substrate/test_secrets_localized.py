@@ -66,3 +66,21 @@ def test_a_token_right_after_a_word_of_another_script_is_found(line: str, rule: 
 
 def test_a_token_glued_to_a_latin_letter_is_still_no_token() -> None:
     assert not detect_secrets("xAKIAIOSFODNN7QWERTY4").findings
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ("password: Xk9#mQ2vL7pZw4Rt nicht weitergeben", " nicht weitergeben"),
+        ("password: Xk9#mQ2vL7pZw4Rt ne pas partager", " ne pas partager"),
+        ("password: Xk9#mQ2vL7pZw4Rt，请勿外传", "，请勿外传"),
+        ("password: Xk9#mQ2vL7pZw4Rt。次の文です。", "。次の文です。"),
+    ],
+)
+def test_a_note_after_a_random_password_is_kept_in_any_language(line: str, kept: str) -> None:
+    assert redact_secrets(line) == "password: [REDACTED:sensitive_assignment]" + kept
+
+
+def test_a_passphrase_of_words_is_masked_whole() -> None:
+    line = "password: correct horse battery staple"
+    assert redact_secrets(line) == "password: [REDACTED:sensitive_assignment]"
