@@ -617,8 +617,12 @@ def test_a_manifest_linked_from_outside_the_registry_is_said_to_be_skipped(
 ) -> None:
     (tmp_path / "elsewhere" / "m").mkdir(parents=True)
     (tmp_path / "elsewhere" / "m" / "manifest.json").write_text('{"kind": "model"}')
-    (tmp_path / "registry").mkdir()
+    (tmp_path / "registry" / "own").mkdir(parents=True)
     (tmp_path / "registry" / "m").symlink_to(tmp_path / "elsewhere" / "m")
+    (tmp_path / "elsewhere" / "weights.bin").write_bytes(b"\0")  # no artifact's to read
+    (tmp_path / "registry" / "own" / "weights.bin").symlink_to(
+        tmp_path / "elsewhere" / "weights.bin"
+    )
     report = IngestReport()
     assert ingest_artifacts(Substrate(), tmp_path / "registry", report=report) == []
     assert [(f.status, f.reason) for f in report.files] == [
