@@ -321,7 +321,7 @@ def topic_text(question: str) -> str:
 # ("Wer ist ...?", "¿Dónde ...?", "Когда ...?"): it asks, as "who" does, and no note says it
 _FOREIGN_ASKING = re.compile(
     r"^\s*¿?\s*(?:wer|wen|wem|wessen|wann|wo|wohin|woher|wie|welche[rsmn]?|warum|wieso"
-    r"|weshalb|qui|quoi|quand|où|comment|pourquoi|quel(?:le)?s?|qué|quién(?:es)?|cuándo"
+    r"|weshalb|qui|quoi|quand|où|pourquoi|quel(?:le)?s?|qué|quién(?:es)?|cuándo"
     r"|dónde|cómo|cuál(?:es)?|cuánt[oa]s?|quem|onde|quando|quanto|кто|что|где|когда|как"
     r"|какой|какая|какое|какие|почему|сколько|куда|ποιος|ποια|ποιο|τι|πού|πότε|πώς|γιατί"
     r"|kto|gdzie|kiedy|jaki|jaka|jakie|dlaczego)(?=\s|[?,]|$)",
@@ -551,8 +551,8 @@ _IRREGULAR = (
     "give gave given",
     "take took taken",
     "sell sold",
-    # what was bought for a sum cost it, and was paid ("Bought a camera for 1,399 EUR")
-    "buy bought cost pay paid",
+    "buy bought",
+    "pay paid",
     "hold held",
     "keep kept",
     "find found",
@@ -611,12 +611,22 @@ def _forms() -> dict[str, frozenset[str]]:
     return {term: terms(forms) for forms in (*_IRREGULAR, *_SHORT_FORMS) for term in terms(forms)}
 
 
+# What a word says besides itself, one way only: what was bought or paid for a sum cost it
+# ("Bought a camera for 1,399 EUR" says what it cost), but a cost says no one bought it
+_SAYS_TOO = (("buy bought pay paid", "cost"), ("buy bought", "pay"))
+
+
 @functools.cache
 def said_alike() -> dict[str, frozenset[str]]:
     """Each term with the terms that say it in other words: its verb's other forms ("led" of
-    "leads") and the noun of the one who does it ("leader" of "leads", and back)."""
+    "leads"), the noun of the one who does it ("leader" of "leads", and back), and what it
+    says one way only (``_SAYS_TOO``)."""
     agents, forms = _agents(), _forms()
-    return {t: agents.get(t, frozenset()) | forms.get(t, frozenset()) for t in {*agents, *forms}}
+    alike = {t: agents.get(t, frozenset()) | forms.get(t, frozenset()) for t in {*agents, *forms}}
+    for words, said in _SAYS_TOO:
+        for term in terms(words):
+            alike[term] = alike.get(term, frozenset()) | terms(said)
+    return alike
 
 
 def verb_forms(verb: str) -> frozenset[str]:
