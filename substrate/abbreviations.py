@@ -12,7 +12,7 @@ _ABBREVIATION = re.compile(
     r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z]"  # and dotted: U.S., U.S.A.
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|a\.m|p\.m"
     # German, French and Spanish ones notes write: "z. B.", "d. h.", "bzw.", "ca.", "Nr.",
-    # "Mme.", "Sra."; and "z." and "d." opening those two
+    # "Mme.", "Sra."; and "z." and "d." opening "z. B." and "d. h."
     r"|z\. ?B|d\. ?h|u\. ?a|z|d|bzw|ca|Nr|usw|vgl|Hr|Fr|Mme|Mlle|Sra|Srta|Dra|Ud|Uds)\.$"
 )
 # A day's number before a month, as German and the Nordic languages date ("am 14. Oktober"):

@@ -57,6 +57,7 @@ from substrate.questions import (
     frame_phrases,
     frame_verb_terms,
     said_alike,
+    said_by,
     states_frame,
     terms_said,
     topic_text,
@@ -307,6 +308,8 @@ def _alike_in(text: str) -> dict[str, frozenset[str]]:
     (``said_alike``), and its verb and particle written the other way ("roll back" and
     "rollback": ``phrasal.other_spellings``)."""
     alike = said_alike()
+    by = said_by()  # ("cost" is said by "bought" and "paid")
+    alike = {t: alike.get(t, frozenset()) | by.get(t, frozenset()) for t in {*alike, *by}}
     spelt = other_spellings(text)
     return {**alike, **{t: alike.get(t, frozenset()) | other for t, other in spelt.items()}}
 

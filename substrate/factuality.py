@@ -564,9 +564,11 @@ _NEGATION = re.compile(
     # and in the languages notes are often written in besides English: German, French (its
     # "pas", "jamais": "ne" goes with them, and would cancel them out), Italian (not the
     # prefix of "non-profit"), Portuguese, Dutch, Swedish, Polish, Russian, Turkish
-    r"|\b(?:nicht|kein|keine|keinen|keinem|keiner|keines|nie|niemals|nichts|niemand|pas"
-    r"|jamais|aucun|aucune|rien|non(?![-\w])|mai|não|nunca|niet|geen|nooit|inte|aldrig"
-    r"|nigdy|не|нет|никогда|değil)\b",
+    # (one word of the pairs these languages negate with: "non ... mai", "nigdy nie",
+    # "никогда не" are one negation each; "pas" in small letters, not English "PAs")
+    r"|\b(?:nicht|kein|keine|keinen|keinem|keiner|keines|nie|niemals|nichts|niemand|(?-i:pas)"
+    r"|jamais|aucun|aucune|rien|non(?![-\w])|não|nunca|niet|geen|nooit|inte|aldrig"
+    r"|не|нет|değil)\b",
     re.IGNORECASE,
 )
 

@@ -489,7 +489,10 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
     shown = as_shown(sentence)
     found, alike = terms(shown) | compounds_split(shown) | spelt_otherwise(shown), said_alike()
-    said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
+    too = says_too()
+    said = wanted & found.union(
+        *(alike[term] for term in found & alike.keys()), *(too[t] for t in found & too.keys())
+    )
     # where a link leads says its own words ("the [runbook](db-failover.md)": failover, for
     # "Where is the failover runbook?"), not what they stand for ("db" is no "database")
     if shown != sentence:
@@ -619,14 +622,29 @@ _SAYS_TOO = (("buy bought pay paid", "cost"), ("buy bought", "pay"))
 @functools.cache
 def said_alike() -> dict[str, frozenset[str]]:
     """Each term with the terms that say it in other words: its verb's other forms ("led" of
-    "leads"), the noun of the one who does it ("leader" of "leads", and back), and what it
-    says one way only (``_SAYS_TOO``)."""
+    "leads") and the noun of the one who does it ("leader" of "leads", and back)."""
     agents, forms = _agents(), _forms()
-    alike = {t: agents.get(t, frozenset()) | forms.get(t, frozenset()) for t in {*agents, *forms}}
+    return {t: agents.get(t, frozenset()) | forms.get(t, frozenset()) for t in {*agents, *forms}}
+
+
+@functools.cache
+def says_too() -> dict[str, frozenset[str]]:
+    """Each term with what it says besides itself, one way only (``_SAYS_TOO``)."""
+    out: dict[str, frozenset[str]] = {}
     for words, said in _SAYS_TOO:
         for term in terms(words):
-            alike[term] = alike.get(term, frozenset()) | terms(said)
-    return alike
+            out[term] = out.get(term, frozenset()) | terms(said)
+    return out
+
+
+@functools.cache
+def said_by() -> dict[str, frozenset[str]]:
+    """Each term with the words that say it one way only (``says_too`` read back)."""
+    out: dict[str, frozenset[str]] = {}
+    for term, said in says_too().items():
+        for other in said:
+            out[other] = out.get(other, frozenset()) | {term}
+    return out
 
 
 def verb_forms(verb: str) -> frozenset[str]:

@@ -28,9 +28,14 @@ ELLIPSIS = "…"
 # After ".", "!" or "?" and white space (not a day's number before its month: "am 14. Oktober"),
 # and after the full stops Chinese and Japanese write with none ("。", "！", "？")
 _SENTENCE_SPLIT = re.compile(
-    r"(?<=[.!?])(?<![0-9]\.)(?!\s*=>)\s+|(?<=[0-9]\.)\s+(?!"
-    + MONTH_AFTER_A_DAY.pattern
-    + r")|(?<=[。！？])(?![。！？」』）])"
+    r"(?<=[.!?])(?<![0-9]\.)(?!\s*=>)\s+"
+    # after a number that is no day's ("Q3.", "4.2.", "2024.")
+    r"|(?<=[0-9]\.)(?<!\s[0-9]\.)(?<!\s[0-9][0-9]\.)(?<!^[0-9]\.)(?<!^[0-9][0-9]\.)"
+    r"(?!\s*=>)\s+"
+    # after a day's, but before its month
+    r"|(?:(?<=\s[0-9]\.)|(?<=\s[0-9][0-9]\.)|(?<=^[0-9]\.)|(?<=^[0-9][0-9]\.))"
+    r"(?!\s*=>)\s+(?!" + MONTH_AFTER_A_DAY.pattern + r")"
+    r"|(?<=[。！？])(?![。！？」』）])"
 )
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).

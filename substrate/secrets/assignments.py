@@ -208,8 +208,9 @@ _LABEL = (
     + r")[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
     r"(?P<about>[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
-    # ("password for the router = ...": said of something, an equals sign labels it too)
-    r"(?:\*{1,3})?[ \t]*(?(about)[:=]|:)(?![:=])(?:\*{1,3})?[ \t]*"
+    # ("password for the router = ...": said of something, an equals sign apart labels it
+    # too; not "password for user=jdoe", a log's field)
+    r"(?:\*{1,3})?(?(about)(?:[ \t]*:|[ \t]+=)|[ \t]*:)(?![:=])(?:\*{1,3})?[ \t]*"
 )
 _LABELLED = _LABEL + r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
 # The same label closing its line, its value alone on the next line or the one after a blank

@@ -75,8 +75,14 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     count_ counter generator gen encoder decoder parser serializer refresh_url uri_ reader
     writer loader id_ ref reference file_ path_ list set map dict keys list_ utils util
     helper helpers test tests spec mock stub fixture fixtures example sample schema
-    store_ storage_ expiry_ created updated at on by source chars charset alphabet
-    encoding algorithm algo cipher encryption complexity level rounds iterations""".split()
+    store_ storage_ expiry_ created updated at on by source chars charset alphabet""".split()
+)
+# Words after the stem that say what kind of secret it is (``password_encoding: Latin-1``,
+# ``password_encryption = scram-sha-256``): a value that looks random under such a name is
+# still one (``SECRET_ENCRYPTION=q8Vz...``), a word or a name is not
+_AFTER_DESCRIBES_IT: frozenset[str] = frozenset(
+    """encoding algorithm algo cipher encryption complexity level rounds iterations mechanism
+    kdf""".split()
 )
 _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "passwords"})
 # Words after a leading "pass" that make it a verb or an adjective, as filters, tests and
@@ -241,6 +247,8 @@ def classify_key(key: str) -> str | None:
             return None
         if words[i] == "pass" and after and after[0] in ("through", "thru"):
             return None
+        if any(w in _AFTER_DESCRIBES_IT for w in after):
+            return "token"
         if i == 0 and words[0] == "pass" and after and after[0] in _PASS_AS_A_VERB:
             # "pass" leading a name is a verb or an adjective there (pass_zero, pass_color),
             # not a password: only a value that looks random is one

@@ -45,25 +45,35 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "पासवर्ड",  # Hindi
 )
 
-# What may stand between the word and the value: a colon (full-width too) or an equals
-# sign, or a verb saying what it is ("lautet", "ist", "est", "是", "は")
-_BETWEEN = r"[ \t]*(?:[:=：]|(?:lautet|ist|est|es|é|je|jest|是|为|為|は)[ \t]*[:：]?)[ \t]*"
-_QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|„(?P<sb>[^“”\n]*)[“”]|「(?P<sx>[^」\n]*)」)"""
+# The words written without spaces around them (Chinese, Japanese): no word boundary to find
+_UNSPACED = ("パスワード", "密码", "密碼", "口令")
+_SPACED = tuple(word for word in PASSWORD_WORDS if word not in _UNSPACED)
+_KEY = (
+    # (after a hyphen too: "WLAN-Passwort"; not inside a word: "Resenha")
+    r"(?P<key>(?<!\w)(?:" + "|".join(_SPACED) + r")(?![\w-])|(?:" + "|".join(_UNSPACED) + r"))"
+    r"""["']?"""  # (a JSON or YAML key's closing quote)
+)
+# What is said of it before the colon ("Passwort für den Router:", "Пароль от Wi-Fi:",
+# "Κωδικός πρόσβασης:"), or a note in brackets ("Passwort (Router):")
+_ABOUT = (
+    r"(?:(?:[ \t]+[^\s:=：.?!,;()\"']{1,30}){1,3}(?=[ \t]*\**[ \t]*[:：])|[ \t]*\([^()\n]{1,30}\))?"
+)
+# What may stand between the word and the value: a colon (full-width too) or an equals sign,
+# in bold perhaps, or a verb saying what it is ("lautet", "ist", "est", "是", "は")
+_BETWEEN = (
+    r"[ \t]*\**[ \t]*(?:[:=：]\**|(?:lautet|ist|jest|est|es|é|je|是|为|為|は)[ \t]*[:：]?)[ \t]*"
+)
+_QUOTED = (
+    r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|„(?P<sb>[^“”\n]*)[“”]|「(?P<sx>[^」\n]*)」"""
+    r"""|`(?P<sc>[^`\n]+)`|«[ \t]*(?P<se>[^»\n]*?)[ \t]*»)"""
+)
 # A bare value ends at white space or at punctuation a sentence of these scripts ends with
 _BARE = r"(?P<su>[^\s\"'`,;，。、；！？」]+)"
 
 LOCALIZED_RULES: tuple[Rule, ...] = (
     Rule(
         "sensitive_assignment",
-        r"(?i)(?P<key>"
-        + "|".join(PASSWORD_WORDS)
-        + r")"
-        + _BETWEEN
-        + r"(?:"
-        + _QUOTED
-        + "|"
-        + _BARE
-        + ")",
+        r"(?i)" + _KEY + _ABOUT + _BETWEEN + r"(?:" + _QUOTED + "|" + _BARE + ")",
         PASSWORD_WORDS,
         kind="localized",
         lines=True,

@@ -443,8 +443,9 @@ def _chosen(value: str, strength: str) -> bool:
         return False
     if _DIGITS_BETWEEN_LETTERS.search(value) or _WORDS_THEN_A_NUMBER.fullmatch(value):
         return True
-    if _A_WORD_S_NUMBER.search(value) and not (value.islower() or value.isupper()):
-        return True  # "hunter2-Kestrel99": a word numbered, and letters of both cases
+    numbered = _A_WORD_S_NUMBER.findall(value)
+    if len(numbered) >= 2 and not (value.islower() or value.isupper()):
+        return True  # "hunter2-Kestrel99": words numbered, and letters of both cases
     if len(value) > _CHOSEN_LEN or any(ch in value for ch in "_.-"):
         return False  # a class's long name (ASAuthorizationPasswordRequest) is a name
     humps = {hump.lower() for hump in _SEGMENTS.findall(value)}
@@ -452,7 +453,8 @@ def _chosen(value: str, strength: str) -> bool:
 
 
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
-# A word of three letters or more with a number glued on ("hunter2", "Kestrel99")
+# A word of three letters or more with a number glued on ("hunter2", "Kestrel99"); one alone
+# is a name's as often ("Base64-Encoded", "OAuth2-Token", "UserPassword2")
 _A_WORD_S_NUMBER = re.compile(r"[A-Za-z]{3,}\d+(?![A-Za-z])")
 # Capitalised words, then a number, joined as a password policy has them made ("Summer-2024",
 # "Chelsea-Blue-7", "Zebra_Quartz_1987"); a name a setting or code gives is in small letters

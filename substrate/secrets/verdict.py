@@ -582,12 +582,20 @@ def _localized_valid(
     """A value under the word for a password in another language (``localized``), judged as
     one under ``password`` is; after a verb alone ("Das Passwort ist geheim."), a word is
     what the sentence says of it, not the password."""
-    between = text[m.end("key") : m.start(group)] if group else ""
-    if not any(mark in between for mark in ":=：") and plain_word(secret):
-        return False
+    if plain_word(secret) or _CONSTANT.fullmatch(secret):
+        return False  # what is said of it ("ist geheim", "ungültig"), a constant's name
     if secret[:1] == "(" or not any(ch.isascii() and ch.isalnum() for ch in secret):
         return False  # "(siehe Tresor)", "请联系管理员": a note where it is, in words
+    if _CJK.search(secret):
+        return False  # "パスワードは8文字以上で…": a rule for it, in a sentence
+    opened = text[m.start("key") - 1 : m.start("key")]
+    if opened in ("'", '"') and not text.startswith(opened, m.end("key")) and group != "su":
+        return False  # input("Senha: "), print(...): a label inside a string, then code
     return worth_reporting(secret, strength="password", quoted=group != "su", key="password")
+
+
+_CONSTANT = re.compile(r"[A-Z_:]+")  # "--flag=PAROLA:ARG:FLAG"
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
 
 
 # How a match of each kind of rule is judged (``Rule.kind``)

@@ -2893,3 +2893,14 @@ def test_how_much_something_cost_is_answered_by_the_sum_paid_for_it(question: st
     store.add("text", "- Reviewed pull requests and watered the plants.")
     answer = answer_from_substrate(store, question, ExtractiveAnswerer())
     assert answer.answer is not None and "1,399 EUR" in answer.answer
+
+
+def test_a_cost_says_no_one_bought_it() -> None:
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    store.add("text", "The laptop repair cost 180 EUR.")
+    assert (
+        answer_from_substrate(store, "Who bought the laptop repair?", ExtractiveAnswerer()).answer
+        is None
+    )

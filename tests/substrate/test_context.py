@@ -859,6 +859,8 @@ def test_compress_text_refuses_arguments_of_the_wrong_type(
             ["La Sra. Muñoz dirige.", "Ella vive en Lima."],
         ),
         ("服务器将于周五迁移。迁移需要两个小时！", ["服务器将于周五迁移。", "迁移需要两个小时！"]),
+        ("Q3. November was flat.", ["Q3.", "November was flat."]),  # no day's number
+        ("Version 4.2. August was calm.", ["Version 4.2.", "August was calm."]),
     ],
 )
 def test_sentences_end_where_other_languages_end_them(text: str, expected: list[str]) -> None:

@@ -1127,6 +1127,8 @@ def test_a_secret_in_one_claim_leaves_a_claim_quoting_a_stored_mask_checkable() 
         ("Le musée est ouvert le lundi.", "Le musée n'est pas ouvert le lundi."),
         ("Магазин работает в воскресенье.", "Магазин не работает в воскресенье."),
         ("Sklep jest otwarty w niedzielę.", "Sklep nie jest otwarty w niedzielę."),
+        ("Il negozio chiude la domenica.", "Il negozio non chiude mai la domenica."),  # one
+        ("Sklep jest otwarty w niedzielę.", "Sklep nigdy nie jest otwarty w niedzielę."),
     ],
 )
 def test_a_claim_negated_in_another_language_is_not_supported(evidence: str, negated: str) -> None:
@@ -1136,3 +1138,11 @@ def test_a_claim_negated_in_another_language_is_not_supported(evidence: str, neg
     store.add("text", evidence)
     assert check_factuality(store, evidence).grounded_fraction == 1.0
     assert check_factuality(store, negated).grounded_fraction == 0.0
+
+
+def test_english_pas_and_may_are_no_negation() -> None:
+    from substrate import Substrate, check_factuality
+
+    store = Substrate()
+    store.add("text", "Two PAs were hired in May.")
+    assert check_factuality(store, "Two PAs were hired in May.").grounded_fraction == 1.0

@@ -26,6 +26,16 @@ from substrate import detect_secrets, redact_secrets
         "password：Xk9#mQ2vL7pZw4Rt",  # a full-width colon, as CJK keyboards type it
         "Das WLAN-Passwort lautet: Sommer2024!Gäste#91",
         "密码是Cn7#pLm4Zq9Wx2Kt。",
+        # as notes and files write them
+        "**Passwort:** Qw8#zLp2Vn5xTr7K",
+        "Passwort: `Qw8#zLp2Vn5xTr7K`",
+        '{"passwort": "Qw8#zLp2Vn5xTr7K"}',
+        "Passwort für den Router: Qw8#zLp2Vn5xTr7K",
+        "Passwort (Router): Qw8#zLp2Vn5xTr7K",
+        "mot de passe : « Qw8#zLp2Vn5xTr7K »",
+        "Пароль от Wi-Fi: Qw8#zLp2Vn5xTr7K",
+        "Κωδικός πρόσβασης: Qw8#zLp2Vn5xTr7K",
+        "Hasło jest Qw8#zLp2Vn5xTr7K",
     ],
 )
 def test_a_password_under_its_name_in_another_language_is_found(line: str) -> None:
@@ -45,6 +55,13 @@ def test_a_password_under_its_name_in_another_language_is_found(line: str) -> No
         "密码：请联系管理员",  # "ask the administrator"
         "Passwort: ${DB_PASSWORD}",
         'msgstr "Passwort: %s"',
+        'msgstr "Passwort: ungültig"',  # a translation's words
+        "--flag=PAROLA:ARG:FLAG",  # a constant's name
+        "Resenha: boa",  # a word ending in one
+        "パスワードは8文字以上で入力してください",  # a rule for it, in a sentence
+        "密码为6-20位字母或数字",
+        'input("Senha: "), print("ok")',  # a label inside a string, then code
+        "Passwort vergessen? Hilfe: hier",
     ],
 )
 def test_a_note_or_placeholder_under_such_a_name_is_none(line: str) -> None:

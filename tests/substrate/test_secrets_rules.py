@@ -2018,6 +2018,18 @@ def test_passwords_as_a_note_puts_them_everyday_are_found(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
+        "SECRET_ENCRYPTION=q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
+        "TOKEN_CIPHER=q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
+        "password_rounds: q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
+    ],
+)
+def test_a_random_value_under_a_name_saying_what_kind_of_secret_is_one(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         "password for the db = getpass()",
         'password for the user = ""',
         "login: /var/log / x",
@@ -2058,6 +2070,9 @@ def test_capitalised_words_then_a_number_under_a_password_s_name_are_a_password(
         "password_algorithm: Sha-256",
         "password_encryption = scram-sha-256",
         "password_complexity: Level-4",
+        "password: Base64-Encoded",  # one numbered word: a name's as often
+        "password: OAuth2-Token",
+        "Accepted password for user=JohnDoe99 from 10.0.0.1",  # a log's field
     ],
 )
 def test_a_name_with_a_number_is_no_password_nor_a_weak_word_a_token(line: str) -> None:
