@@ -190,20 +190,26 @@ def test_an_identifier_named_beside_the_asked_one_does_not_answer_for_it(questio
         )
 
 
+def _note(store: Substrate, path: str, section: str, text: str) -> None:
+    store.add("text", text, provenance={"path": path, "section": section})
+
+
 def _model_notes() -> Substrate:
     from substrate import Substrate
 
     store = Substrate()
-    store.add(
-        "text",
+    _note(
+        store,
+        "/notes/orca.md",
+        "Orca fine-tune v2",
         "Orca-ft-v2 is fine-tuned from llama-base-7b on the support tickets dataset.\n"
         "Orca-ft-v2 scores 0.612 on MMLU.\n\nSee [the eval](eval.md) for details.",
-        provenance={"path": "/notes/orca.md", "section": "Orca fine-tune v2"},
     )
-    store.add(
-        "text",
+    _note(
+        store,
+        "/notes/eval.md",
+        "Evaluation of orca-ft-v2",
         "Helpfulness was rated 0.81 by human raters.\nKnown weakness: hallucinated refunds.",
-        provenance={"path": "/notes/eval.md", "section": "Evaluation of orca-ft-v2"},
     )
     return store
 
@@ -232,30 +238,29 @@ def test_only_the_identifier_the_clause_relates_to_the_asked_one_is_bridged() ->
     from substrate import ExtractiveAnswerer, answer_from_substrate
 
     store = _model_notes()
-    store.add(
-        "text",
+    _note(
+        store,
+        "/notes/compare.md",
+        "Comparison",
         "Orca-ft-v2 is fine-tuned from llama-base-7b and compared against falcon-base-40b.",
-        provenance={"path": "/notes/compare.md", "section": "Comparison"},
     )
-    store.add(
-        "text",
+    _note(
+        store,
+        "/notes/falcon.md",
+        "Evaluation of falcon-base-40b",
         "Helpfulness was rated 0.33 by human raters.",
-        provenance={"path": "/notes/falcon.md", "section": "Evaluation of falcon-base-40b"},
     )
     question = "What was the helpfulness rating of the model fine-tuned from llama-base-7b?"
     answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2).answer
     assert answer is not None and "0.81" in answer and "0.33" not in answer
     other = Substrate()
-    other.add(
-        "text",
+    _note(
+        other,
+        "/notes/billing-worker.md",
+        "billing-worker",
         "ledger-api calls the billing-worker, which owns the retry queue.",
-        provenance={"path": "/notes/billing-worker.md", "section": "billing-worker"},
     )
-    other.add(
-        "text",
-        "Owner: Core Platform.\nLead: Dana Kim.",
-        provenance={"path": "/notes/ledger-api.md", "section": "ledger-api"},
-    )
+    _note(other, "/notes/ledger-api.md", "ledger-api", "Owner: Core Platform.\nLead: Dana Kim.")
     asked = "Who leads the team that owns the billing-worker?"
     for hops in (1, 2):
         assert answer_from_substrate(other, asked, ExtractiveAnswerer(), hops=hops).answer is None
