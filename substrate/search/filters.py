@@ -6,6 +6,7 @@ This module imports nothing heavy, so callers can build filters without loading 
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -114,6 +115,8 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     is, since it runs on every distinct source of every filtered query."""
     if not all(prefixes):
         return lambda names: True
+    # accents composed on both sides: macOS writes "Café.md" decomposed, a user types it not
+    prefixes = [unicodedata.normalize("NFC", p) for p in prefixes]
     stems = tuple(p if p.endswith(("/", "\\")) else p + "/" for p in prefixes)
     exact = frozenset(prefixes)
     heads = (*stems, *(p + PATH_SEP for p in prefixes))  # the first name
@@ -125,6 +128,8 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     path_tails = tuple(("/" + p, p.count("/")) for p in prefixes if "/" in p.strip("/"))
 
     def matches(names: str) -> bool:
+        if not names.isascii():
+            names = unicodedata.normalize("NFC", names)
         return (
             names in exact
             or names.startswith(heads)

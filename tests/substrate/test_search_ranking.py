@@ -339,3 +339,13 @@ def test_a_source_filter_matches_either_name_of_an_entry() -> None:
     for prefix in ("plan.md", "/home/me/note", "project", "notes/projects/plan"):
         assert not source_matcher((prefix,))(entry), prefix
     assert source_matcher(("nope", "/home/me"))(entry)
+
+
+def test_a_source_typed_with_composed_accents_finds_one_macos_wrote_decomposed() -> None:
+    import unicodedata
+
+    from substrate.search.filters import source_matcher
+
+    written = unicodedata.normalize("NFD", "notes/Café_Übersicht.md")
+    assert source_matcher(["notes/Café_Übersicht.md"])(written)
+    assert source_matcher([written])("notes/Café_Übersicht.md")  # (and the other way round)
