@@ -46,7 +46,7 @@ TagFilterOpt = Annotated[
     typer.Option(
         "--tag",
         "-t",
-        help="Only items carrying this tag, in any case (repeat: all of them).",
+        help="Only items carrying this tag, in any case and accents aside (repeat: all of them).",
         callback=tag_filters,
     ),
 ]

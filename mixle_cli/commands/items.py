@@ -349,11 +349,12 @@ def ls(
 ) -> None:
     """List items, oldest first."""
     from substrate import item_source, shown_sources, source_matcher
+    from substrate.search.filters import tag_key
 
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)
     one_kind = kinds[0] if kinds is not None and len(kinds) == 1 else None
-    wanted_tags = {t.casefold() for t in tag or []}  # as search takes them: "ADR" finds "adr"
+    wanted_tags = {tag_key(t) for t in tag or []}  # as search takes them: "ADR" finds "adr"
     prefixes = source_prefixes(source)
     from_source = source_matcher(prefixes) if prefixes else None
 
@@ -372,7 +373,7 @@ def ls(
                 return
             if kinds is not None and item.kind not in kinds:
                 continue
-            if wanted_tags and not wanted_tags.issubset(t.casefold() for t in item.tags):
+            if wanted_tags and not wanted_tags.issubset(tag_key(t) for t in item.tags):
                 continue
             if from_source is not None and not from_source(item_source(item)):
                 continue

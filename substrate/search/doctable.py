@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from substrate.item import SubstrateItem
-from substrate.search.filters import PATH_SEP, SearchFilters, item_source, source_matcher
+from substrate.search.filters import (
+    PATH_SEP,
+    SearchFilters,
+    item_source,
+    source_matcher,
+    tag_key,
+)
 from substrate.search.strings import PackedStrings
 
 
@@ -160,8 +166,8 @@ class DocTable:
 
     def rows_with_tag(self, tag: str) -> np.ndarray:
         """Rows carrying ``tag``, whatever its case ("ADR" finds "adr"), ascending."""
-        wanted = tag.casefold()
-        codes = [code for code, name in enumerate(self.tag_names) if name.casefold() == wanted]
+        wanted = tag_key(tag)
+        codes = [code for code, name in enumerate(self.tag_names) if tag_key(name) == wanted]
         if not codes:
             return np.zeros(0, dtype=np.int64)
         if self._tag_rows is None:

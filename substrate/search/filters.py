@@ -109,6 +109,21 @@ def item_source(item: SubstrateItem) -> str:
     return source or path
 
 
+# Letters with a stroke or without a dot, which have no decomposition: "ł" of Polish, "ı" of
+# Turkish ("ışık" is typed "isik", and "IŞIK" folds to "işik"), "ø", "đ"
+LETTERS_WITHOUT_ACCENTS = str.maketrans(
+    {"ł": "l", "ı": "i", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ƚ": "l"}
+)
+
+
+def tag_key(tag: str) -> str:
+    """A tag as filters compare it: letter case and accents aside ("ADR" is "adr", "İstanbul"
+    is "istanbul", "Café" is "cafe")."""
+    folded = unicodedata.normalize("NFKD", tag.casefold())
+    bare = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return bare.translate(LETTERS_WITHOUT_ACCENTS)  # ("ışık" is "isik", as IŞIK folds)
+
+
 def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     """A test of one source column entry (``source``, or ``source PATH_SEP path``): whether
     either name is one of ``prefixes`` or lies under one. It works on the joined entry as it

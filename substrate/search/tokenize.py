@@ -18,6 +18,7 @@ from typing import Any
 
 import Stemmer  # type: ignore[import-not-found,unused-ignore]
 
+from substrate.search.filters import LETTERS_WITHOUT_ACCENTS
 from substrate.search.stopwords import ENGLISH_STOPWORDS
 
 # Scripts written without spaces between words, cut into bigrams: Han, Hiragana, Katakana,
@@ -201,15 +202,8 @@ def _without_accents(word: str) -> str:
     keyboard without them; a word of another script is left whole (its marks are letters: a
     Devanagari vowel sign is one, and Cyrillic "й" is no "и")."""
     bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-    bare = bare.translate(_LETTERS_WITHOUT_ACCENTS)
+    bare = bare.translate(LETTERS_WITHOUT_ACCENTS)
     return bare if bare.isascii() or all(_greek_or_ascii(c) for c in bare) else word
-
-
-# Letters with a stroke or without a dot, which have no decomposition: "ł" of Polish, "ı" of
-# Turkish ("ışık" is typed "isik", and "IŞIK" folds to "işik"), "ø", "đ"
-_LETTERS_WITHOUT_ACCENTS = str.maketrans(
-    {"ł": "l", "ı": "i", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ƚ": "l"}
-)
 
 
 def _greek_or_ascii(c: str) -> bool:

@@ -349,3 +349,12 @@ def test_a_source_typed_with_composed_accents_finds_one_macos_wrote_decomposed()
     written = unicodedata.normalize("NFD", "notes/Café_Übersicht.md")
     assert source_matcher(["notes/Café_Übersicht.md"])(written)
     assert source_matcher([written])("notes/Café_Übersicht.md")  # (and the other way round)
+
+
+@pytest.mark.parametrize("typed", ["istanbul", "İSTANBUL", "Istanbul"])
+def test_a_tag_is_found_in_any_case_and_accents_aside(typed: str) -> None:
+    from substrate.search.filters import tag_key
+
+    assert tag_key(typed) == tag_key("İstanbul")
+    assert tag_key("ışık") == tag_key("IŞIK") == tag_key("isik")
+    assert tag_key("Café") == "cafe" and tag_key("ADR") == "adr"
