@@ -182,6 +182,7 @@ _EXPORTS: dict[str, str] = {
     "item_source": "substrate.search.filters",
     "SearchFilters": "substrate.search.filters",
     "source_matcher": "substrate.search.filters",
+    "tag_key": "substrate.search.filters",
     "make_snippet": "substrate.search.snippets",
     "Snippet": "substrate.search.snippets",
     "index_status": "substrate.search.status",
@@ -760,6 +761,9 @@ if TYPE_CHECKING:
     )
     from substrate.search.filters import (
         source_matcher as source_matcher,
+    )
+    from substrate.search.filters import (
+        tag_key as tag_key,
     )
     from substrate.search.snippets import (
         Snippet as Snippet,

@@ -348,8 +348,7 @@ def ls(
     jsonl: JsonlOpt = False,
 ) -> None:
     """List items, oldest first."""
-    from substrate import item_source, shown_sources, source_matcher
-    from substrate.search.filters import tag_key
+    from substrate import item_source, shown_sources, source_matcher, tag_key
 
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)
