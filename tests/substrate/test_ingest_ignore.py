@@ -617,3 +617,18 @@ def _last_match(rules: tuple[Rule, ...], local: str, name: str, is_dir: bool) ->
         if rule.matches(local, name, is_dir):
             return not rule.negate
     return None
+
+
+def test_a_rule_typed_with_composed_accents_leaves_out_a_name_written_decomposed(
+    tmp_path: Path,
+) -> None:
+    import unicodedata
+
+    from substrate.ingest.walk import walk
+
+    for name in ("Café.md", "Übersicht/a.md", "keep.md"):
+        path = tmp_path / unicodedata.normalize("NFD", name)  # as macOS writes them
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    (tmp_path / ".mixleignore").write_text("Café.md\nÜbersicht/\n")  # typed composed
+    assert [f.rel for f in walk(tmp_path).files] == ["keep.md"]
