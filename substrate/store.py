@@ -911,14 +911,16 @@ class Substrate:
             self._fd_ino = os.fstat(self._fd).st_ino
         return self._fd
 
-    @_serialized
+    # (each read holds the lock, so that close() in another thread cannot close the descriptor
+    # between its look-up and the read; inline, not ``_serialized``: once per item read)
     def _read_raw(self, offset: int, length: int) -> bytes:
-        return os.pread(self._log_fd(), length, offset)
+        with self._guard:
+            return os.pread(self._log_fd(), length, offset)
 
-    @_serialized
     def _read(self, offset: int, length: int) -> dict[str, Any]:
         assert self._log is not None
-        return self._log.read_line(self._log_fd(), offset, length)
+        with self._guard:
+            return self._log.read_line(self._log_fd(), offset, length)
 
     @_serialized
     def _load(self, data: dict[str, Any]) -> SubstrateItem:
