@@ -219,10 +219,8 @@ def multihop(
             if not text:
                 continue
             added = 0
-            # as many as could be seen and a branch besides, the seen left unread (read,
-            # each search of a long walk read all the walk had met)
-            wanted = branch + len(seen)
-            for item, score in ranked(substrate, text, wanted, scopes=allowed, skip=seen):
+            # the seen left unread: each search of a long walk read all the walk had met
+            for item, score in ranked(substrate, text, branch, scopes=allowed, skip=seen):
                 if added >= branch or len(chain) >= max_items:
                     break
                 if item.id in seen or not relevant(score):

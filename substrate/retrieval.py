@@ -114,8 +114,8 @@ def _search_without_keeping(
 
     if type(substrate).search is Substrate.search:
         return substrate.search(query, k, filters=filters, keep=False, skip=skip)
-    hits = substrate.search(query, k, filters=filters)
-    return [hit for hit in hits if hit[0].id not in skip]
+    hits = substrate.search(query, k + len(skip), filters=filters)
+    return [hit for hit in hits if hit[0].id not in skip][:k]
 
 
 def source_of(item: SubstrateItem) -> str | None:

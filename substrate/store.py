@@ -445,8 +445,8 @@ class Substrate:
             keep: hand out the store's own objects, as ``get`` does (a change made to one
                 in place is saved); ``False`` reads them as ``peek`` does, for a caller that
                 searches many times and changes nothing.
-            skip: ids ranked, then left out unread (those a walk has met already); they
-                count among the ``k`` asked for (``engine.search``).
+            skip: ids left out, unread (those a walk has met already): the ``k`` best of
+                the others come back (``engine.search``).
 
         Returns:
             Up to ``k`` pairs whose scores lie in [0, 1], ties in insertion order. Items that

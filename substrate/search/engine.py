@@ -112,9 +112,9 @@ def search(
             one in place is saved); ``False`` reads them as ``peek`` does. A process that
             searches many times and changes nothing (a multi-hop walk) keeps none: each item
             the store keeps is compared with its saved line before every later search.
-        skip: ids ranked, then left out unread (those a walk has met): they count among
-            the ``k`` asked for, so at most ``k - len(skip)`` hits come back, the best of the
-            others as a search without ``skip`` ranks them.
+        skip: ids left out, unread (those a walk has met): the ranking goes as much deeper,
+            and the ``k`` best of the others come back, as a search without ``skip`` ranks
+            them.
 
     Returns:
         Hits with scores in [0, 1], ties broken by insertion order. Items that share no term
@@ -128,6 +128,8 @@ def search(
     require_count(k, "k")  # a negative k is a slip, not a request for nothing
     if filters is not None and not isinstance(filters, SearchFilters):
         raise InvalidInputError("filters must be a SearchFilters")
+    if isinstance(skip, str):  # its letters would be read as ids
+        raise InvalidInputError("skip must be a collection of ids, not one string")
     if k == 0:
         return []
     from substrate.secrets.scan import without_secrets
@@ -135,11 +137,11 @@ def search(
     # nothing stored holds a secret: one pasted into the query would only dilute it
     text = without_secrets(query if isinstance(query, str) else str(query))
     cache = current(substrate)
-    ranked = rank(cache.view, cache.analyzer, text, k, filters, explain=explain)
+    ranked = rank(cache.view, cache.analyzer, text, k + len(skip), filters, explain=explain)
+    if skip:
+        ranked = [r for r in ranked if r.item_id not in skip][:k]
     if not ranked:
         return []
-    if skip:
-        ranked = [r for r in ranked if r.item_id not in skip][: max(k - len(skip), 0)]
     items = substrate.read_items([r.item_id for r in ranked], keep=keep)
     hits = []
     for r in ranked:

@@ -16,7 +16,9 @@ def lexical_search(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     tests of retrieval, answers and hops control scores exactly. Returns the queries asked."""
     asked: list[str] = []
 
-    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+    def search(
+        self: Substrate, query: str, k: int = 5, *, filters: Any = None, skip: Any = (), **_: Any
+    ) -> Any:
         asked.append(query)
         wanted = terms(query)
         scopes = filters.scopes if filters is not None else None
@@ -25,7 +27,7 @@ def lexical_search(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             if scopes is not None and item.scope not in scopes:
                 continue
             score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
+            if score > 0 and item.id not in skip:
                 hits.append((item, score))
         hits.sort(key=lambda pair: -pair[1])
         return hits[:k]

@@ -36,7 +36,7 @@ class FakeIndex:
         scope: str | None = None,
         filters: Any = None,
         keep: bool = True,  # (the items are the store's own either way)
-        skip: Any = (),  # (a walk leaves out what it met itself)
+        skip: Any = (),  # (what a walk met)
     ) -> list[tuple[SubstrateItem, float]]:
         kinds = frozenset([kind]) if kind else None
         if filters is not None:
@@ -54,7 +54,7 @@ class FakeIndex:
             score = self.scores.get(item.id)
             if score is None:
                 score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
+            if score > 0 and item.id not in skip:
                 hits.append((item, score))
         hits.sort(key=lambda pair: -pair[1])
         return hits[:k]

@@ -400,3 +400,32 @@ def test_reindex_of_a_shard_never_saved_writes_nothing(tmp_path: Path) -> None:
     store.reindex()
     assert store.search("hello")
     assert not (tmp_path / "never").exists()
+
+
+def test_skip_leaves_ids_out_unread_and_gives_the_k_best_of_the_others() -> None:
+    from substrate.store import Substrate
+
+    store = Substrate()
+    ids = [store.add("text", f"refund policy note {n} " + "refund " * (10 - n)) for n in range(8)]
+    ranked = [item.id for item, _ in store.search("refund policy", 8)]
+    assert sorted(ranked) == sorted(ids)
+    met = set(ranked[:3]) | {"f" * 16}  # an id no item has only makes the ranking go deeper
+    got = [item.id for item, _ in store.search("refund policy", 2, skip=met)]
+    assert got == ranked[3:5]
+    with pytest.raises(InvalidInputError, match="not one string"):
+        store.search("refund policy", 2, skip=ranked[0])
+
+
+def test_a_subclass_s_own_search_serves_retrieval_with_the_met_items_left_out() -> None:
+    from substrate.retrieval import ranked
+    from substrate.store import Substrate
+
+    class Tagged(Substrate):
+        def search(self, query: str, k: int = 5, **kw: Any) -> Any:  # as the seed's callers
+            assert "skip" not in kw and "keep" not in kw  # (its own: no new arguments)
+            return [(item, 1.0) for item in self.all()][:k]
+
+    store = Tagged()
+    ids = [store.add("text", f"note {n}") for n in range(5)]
+    got = ranked(store, "note", 2, skip={ids[0], ids[1]})
+    assert [item.id for item, _ in got] == ids[2:4]
