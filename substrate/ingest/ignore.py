@@ -31,11 +31,11 @@ import logging
 import os
 import re
 import stat
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from substrate.folding import composed
 from substrate.ingest.textio import read_regular
 
 log = logging.getLogger(__name__)
@@ -65,12 +65,6 @@ class Rule:
         if self.dir_only and not is_dir:
             return False
         return self.regex.match(rel if self.anchored else name) is not None
-
-
-def _composed(text: str) -> str:
-    """``text`` with its accents composed, as git on macOS reads names (``precomposeUnicode``):
-    a rule typed "Café.md" leaves out the file macOS wrote "Cafe\u0301.md", and back."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def byte_view(text: str) -> str:
@@ -295,7 +289,7 @@ def compile_rule(line: str) -> Rule | None:
     if not line or line.startswith("#"):
         return None
     shown = line
-    line = byte_view(_composed(line))
+    line = byte_view(composed(line))  # (as git on macOS reads names: precomposeUnicode)
     negate = line.startswith("!")
     if negate:
         line = line[1:]
@@ -456,7 +450,7 @@ class IgnoreStack:
     def ignored(self, rel: str, name: str, is_dir: bool) -> bool:
         """Whether the entry at root-relative ``rel`` (basename ``name``) is ignored."""
         if not rel.isascii():
-            rel, name = byte_view(_composed(rel)), byte_view(_composed(name))
+            rel, name = byte_view(composed(rel)), byte_view(composed(name))
         for ruleset in reversed(self.sets):
             verdict = ruleset.decide(rel, name, is_dir)
             if verdict is not None:

@@ -7,12 +7,12 @@ Strings with few distinct values are stored once and referenced by code.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from substrate.folding import composed
 from substrate.item import SubstrateItem
 from substrate.search.filters import (
     PATH_SEP,
@@ -233,7 +233,7 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
 def _name_key(name: str) -> str:
     """A file's name as links name it: letter case aside, and its accents composed (macOS and
     the tools syncing from it write "Tomás.md" with a decomposed "á", a link typed with one)."""
-    return unicodedata.normalize("NFC", name).casefold()
+    return composed(name).casefold()
 
 
 def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:

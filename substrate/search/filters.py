@@ -6,11 +6,11 @@ This module imports nothing heavy, so callers can build filters without loading 
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError, scope_set
+from substrate.folding import composed, without_marks
 from substrate.item import SubstrateItem
 
 
@@ -109,19 +109,10 @@ def item_source(item: SubstrateItem) -> str:
     return source or path
 
 
-# Letters with a stroke or without a dot, which have no decomposition: "ł" of Polish, "ı" of
-# Turkish ("ışık" is typed "isik", and "IŞIK" folds to "işik"), "ø", "đ"
-LETTERS_WITHOUT_ACCENTS = str.maketrans(
-    {"ł": "l", "ı": "i", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ƚ": "l"}
-)
-
-
 def tag_key(tag: str) -> str:
     """A tag as filters compare it: letter case and accents aside ("ADR" is "adr", "İstanbul"
     is "istanbul", "Café" is "cafe")."""
-    folded = unicodedata.normalize("NFKD", tag.casefold())
-    bare = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return bare.translate(LETTERS_WITHOUT_ACCENTS)  # ("ışık" is "isik", as IŞIK folds)
+    return without_marks(tag.casefold())
 
 
 def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
@@ -131,7 +122,7 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     if not all(prefixes):
         return lambda names: True
     # accents composed on both sides: macOS writes "Café.md" decomposed, a user types it not
-    prefixes = [unicodedata.normalize("NFC", p) for p in prefixes]
+    prefixes = [composed(p) for p in prefixes]
     stems = tuple(p if p.endswith(("/", "\\")) else p + "/" for p in prefixes)
     exact = frozenset(prefixes)
     heads = (*stems, *(p + PATH_SEP for p in prefixes))  # the first name
@@ -143,8 +134,7 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     path_tails = tuple(("/" + p, p.count("/")) for p in prefixes if "/" in p.strip("/"))
 
     def matches(names: str) -> bool:
-        if not names.isascii():
-            names = unicodedata.normalize("NFC", names)
+        names = composed(names)
         return (
             names in exact
             or names.startswith(heads)

@@ -18,7 +18,7 @@ from typing import Any
 
 import Stemmer  # type: ignore[import-not-found,unused-ignore]
 
-from substrate.search.filters import LETTERS_WITHOUT_ACCENTS
+from substrate.folding import without_marks
 from substrate.search.stopwords import ENGLISH_STOPWORDS
 
 # Scripts written without spaces between words, cut into bigrams: Han, Hiragana, Katakana,
@@ -201,8 +201,7 @@ def _without_accents(word: str) -> str:
     ("munchen" for "münchen", "lodzi" for "łodzi", "αθηνα" for "αθήνα"), as users type it on a
     keyboard without them; a word of another script is left whole (its marks are letters: a
     Devanagari vowel sign is one, and Cyrillic "й" is no "и")."""
-    bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-    bare = bare.translate(LETTERS_WITHOUT_ACCENTS)
+    bare = without_marks(word)
     return bare if bare.isascii() or all(_greek_or_ascii(c) for c in bare) else word
 
 
