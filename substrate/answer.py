@@ -42,7 +42,7 @@ from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
 from substrate.disagreement import disagreements
-from substrate.errors import InvalidInputError, require_text
+from substrate.errors import InvalidInputError, require_count, require_number, require_text
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -641,8 +641,10 @@ def answer_from_substrate(
         telemetry: an optional recorder.
     """
     require_text(question, "a question")
-    if hops < 0:
-        raise InvalidInputError(f"hops must be >= 0, got {hops}")
+    require_count(hops, "hops")
+    require_count(min_evidence, "min_evidence")
+    require_number(min_confidence, "min_confidence")
+    require_number(min_relevance, "min_relevance")
     budget = ContextBudget.given(budget)
     allowed = merge_scopes(scope, scopes)
     asked = question  # the question as given is what the answer reports (masked)

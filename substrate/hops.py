@@ -173,13 +173,9 @@ def multihop(
         scopes: the scopes the caller may read (None: all).
         telemetry: an optional recorder; one ``reason`` event per call.
     """
-    for name, value in (
-        ("max_hops", max_hops),
-        ("seeds", seeds),
-        ("branch", branch),
-        ("max_items", max_items),
-    ):
-        require_count(value, name)
+    require_count(max_hops, "max_hops")
+    for name, value in (("seeds", seeds), ("branch", branch), ("max_items", max_items)):
+        require_count(value, name, minimum=1)  # 0 would give an empty or seeds-only chain
     require_number(min_score, "min_score")
     require_number(min_relative, "min_relative")
     require_text(query, "a query")

@@ -221,6 +221,25 @@ def test_multihop_answers_follow_links(shop: Substrate) -> None:
         answer_from_substrate(shop, QUESTION, Recording(), hops=-1)
 
 
+@pytest.mark.parametrize(
+    ("argument", "value", "says"),
+    [
+        ("min_evidence", -1, "min_evidence must be a whole number >= 0"),
+        ("hops", 1.5, "hops must be a whole number"),
+        ("min_confidence", "0.5", "min_confidence must be a number"),
+        ("min_relevance", None, "min_relevance must be a number"),
+    ],
+)
+def test_a_bad_threshold_is_refused_before_anything_is_searched(
+    shop: Substrate, argument: str, value: object, says: str
+) -> None:
+    """A negative min_evidence was taken silently, as the command line refuses it."""
+    answerer = Recording()
+    with pytest.raises(InvalidInputError, match=says):
+        answer_from_substrate(shop, QUESTION, answerer, **{argument: value})  # type: ignore[arg-type]
+    assert not answerer.calls
+
+
 def test_zero_hops_is_a_single_retrieval_as_in_the_seed_api(shop: Substrate) -> None:
     one, zero = (answer_from_substrate(shop, QUESTION, Recording(), hops=n) for n in (1, 0))
     assert not zero.abstained and zero.as_dict() == one.as_dict()

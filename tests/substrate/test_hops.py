@@ -164,6 +164,15 @@ def test_telemetry_and_bad_arguments(linked: Substrate) -> None:
         multihop(linked, "x", max_hops=float("inf"))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["seeds", "branch", "max_items"])
+def test_a_walk_of_no_seeds_branches_or_items_is_refused_as_the_command_refuses_it(
+    linked: Substrate, name: str
+) -> None:
+    """0 gave an empty (or seeds-only) chain without a word."""
+    with pytest.raises(InvalidInputError, match=f"{name} must be a whole number >= 1"):
+        multihop(linked, "refund guide", **{name: 0})
+
+
 def test_real_engine_multihop_respects_scopes(tmp_path: Any) -> None:
     pytest.importorskip("substrate.search.engine")
     s = Substrate(tmp_path / "shard")
