@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -665,3 +667,15 @@ def test_status_of_a_shard_in_memory_read_by_a_team_is_healthy() -> None:
         "older_copy": False,
         "header_lost": False,
     }
+
+
+def test_a_link_s_line_is_found_where_it_stands_as_a_whole_name() -> None:
+    """Read as the regular expression it replaced (built and compiled per link) read it."""
+    from substrate.audit import _standing_alone
+
+    rng = random.Random(7)
+    pieces = ["a.md", "ba.md", "a.mdx", "a.md.bak", "-a.md", "a.md-", "_a.md", "é", ".", " ", "\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(6)))
+        oracle = re.search(r"(?<![\w.-])a\.md(?![\w-]|\.\w)", text)
+        assert _standing_alone(text, "a.md") == (oracle.start() if oracle else None), text
