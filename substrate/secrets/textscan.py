@@ -471,6 +471,7 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
             continue
         preview = shown.around(h.start)
         fp = fingerprint(h.rule, result.path, text[h.start : h.end])
+        line, col = position(_first_written(text, h.start, h.end))
         result.findings.append(
             TextFinding(
                 result.path,
@@ -514,6 +515,14 @@ def reported_path(path: str) -> str:
 
 def _reported(path: str, hits: list[Hit]) -> str:
     return escaped_name(redact_hits(path, hits) if hits else path)
+
+
+def _first_written(text: str, start: int, end: int) -> int:
+    """Where a secret spanning ``start:end`` is first written: past the line break it may
+    begin with (a private key's body starts at the end of its BEGIN line)."""
+    while start < end - 1 and text[start] in "\r\n":
+        start += 1
+    return start
 
 
 def _line_span(text: str, newlines: list[int], line: int) -> tuple[int, int]:

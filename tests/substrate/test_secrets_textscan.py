@@ -36,6 +36,15 @@ def test_line_column_and_preview() -> None:
     assert GH not in repr(f.as_dict())
 
 
+def test_a_private_key_is_placed_where_its_body_starts_not_past_its_first_line() -> None:
+    """The block was reported at line 1, column 36: the end of a 35-character BEGIN line."""
+    body = "\n".join(rnd(70) for _ in range(5))
+    text = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"
+    [f] = scan_text(text, path="id_ed25519").findings
+    assert (f.rule, f.line, f.column) == ("private_key_block", 2, 1)
+    assert f.preview == "-----BEGIN OPENSSH PRIVATE KEY-----"
+
+
 def test_each_finding_on_a_long_line_shows_its_own_part_of_it() -> None:
     # the preview of a long line was trimmed around its first secret for every finding on it
     aws = "AKIAIOSFODNN7REALKEY"
