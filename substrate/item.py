@@ -112,6 +112,26 @@ def record_problem(data: dict[str, Any]) -> str | None:
 
 _FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
 
+# The deepest nesting a stored record may have. mixle writes no value deeper than the gate's
+# 64 levels; one a hand or another tool wrote deeper than this could be read, but not written
+# again, and each command that keeps or indexes it would fail on it.
+RECORD_DEPTH = 200
+
+
+def nesting_problem(raw: bytes, data: dict[str, Any]) -> str | None:
+    """Why a record read from the log line ``raw`` is nested too deep to keep, or None. Only a
+    line holding that many brackets can be, so most lines are not walked."""
+    if raw.count(b"{") + raw.count(b"[") <= RECORD_DEPTH:
+        return None
+    level: list[tuple[Any, int]] = [(data, 1)]
+    while level:
+        value, depth = level.pop()
+        if depth > RECORD_DEPTH:
+            return f"nested deeper than {RECORD_DEPTH} levels"
+        inner = value.values() if isinstance(value, dict) else value
+        level.extend((v, depth + 1) for v in inner if isinstance(v, dict | list))
+    return None
+
 
 # What is read back from a record's provenance or payload was written by mixle, or by a hand
 # that may have given a field another shape: these readers take what mixle writes and pass

@@ -37,7 +37,7 @@ import orjson
 
 from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
-from substrate.item import record_problem
+from substrate.item import nesting_problem, record_problem
 from substrate.locking import exclusive_lock
 from substrate.logend import (
     LEGACY,
@@ -333,7 +333,7 @@ class LogFile:
             raise CorruptShardError(path, line_no(), "record has no id")
         if obj.get("tombstone") is True:
             return Record(item_id, offset, length, True, None)
-        problem = record_problem(obj)
+        problem = record_problem(obj) or nesting_problem(raw, obj)
         if problem is not None:
             raise CorruptShardError(path, line_no(), problem)
         return Record(item_id, offset, length, False, obj)
@@ -385,6 +385,7 @@ class LogFile:
         if not isinstance(obj, dict):
             raise CorruptShardError(str(self.path), self.line_number(offset), "not an object")
         problem = None if obj.get("tombstone") is True else record_problem(obj)
+        problem = problem or nesting_problem(raw, obj)
         if problem is not None:
             raise CorruptShardError(str(self.path), self.line_number(offset), problem)
         return obj

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import json
 import os
 import threading
 import time
@@ -1468,3 +1469,38 @@ def test_close_in_one_thread_does_not_pull_the_log_from_under_a_read_in_another(
         stop.set()
         closer.join(5)
     assert not errors
+
+
+def _appended(tmp_path: Path, depth: int) -> None:
+    """A committed record whose payload is nested ``depth`` levels, as a hand may write one."""
+    record = {
+        "id": "deep",
+        "kind": "text",
+        "text": "deep lynx note",
+        "payload": orjson.loads(b'{"a":' * depth + b"1" + b"}" * depth),
+        "provenance": {},
+        "scope": "local",
+        "tags": [],
+        "links": [],
+        "created_at": 1.0,
+    }
+    with open(tmp_path / "items.jsonl", "ab") as log:
+        # (orjson writes no deeper than 254 levels)
+        log.write(json.dumps(record).encode() + b"\n" + b'{"commit": 1, "at": 1.0}\n')
+
+
+def test_a_record_nested_too_deep_to_write_again_is_named_as_corrupt_where_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """Read, it could not be kept or indexed (orjson writes 254 levels at most): every search
+    failed with an error about saving, and audit found nothing wrong."""
+    from substrate.errors import CorruptShardError
+
+    store = Substrate(tmp_path)
+    store.add("text", "plain lynx note", id="plain")
+    store.save()
+    _appended(tmp_path, 150)  # deeper than mixle writes, still kept as it is
+    assert Substrate(tmp_path).get("deep") is not None
+    _appended(tmp_path, 254)
+    with pytest.raises(CorruptShardError, match=r"items\.jsonl:6: .*nested deeper than 200"):
+        Substrate(tmp_path).get("deep")
