@@ -48,9 +48,10 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     stale or fragmented index, a secret left in an item) or when --scope (or the team read as)
     matched no item, 0 when all is clean. Links between notes that lead to no note (or no such
     heading) are listed too, without failing the audit: a link to a note not written yet is
-    common. Read as a team (--as), a link that leads outside its scopes is not checked: a
-    dangling link must look like one to another team's item, which the team may not learn
-    of. Run the audit without a team to check every link.
+    common. Read as a team (--as), a link of its own items to an item it cannot read is
+    reported as one "(an item removed, or in a scope you cannot read)" and fails the audit as
+    a dangling link does: the two must look alike, or the audit would tell the team of
+    another team's item. Run the audit without a team to tell them apart.
     """
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
@@ -176,7 +177,8 @@ def freshness_cmd(
     0 when everything is fresh (suitable for cron). Ingested
     files are found by their absolute paths; a relative path an item was given by hand
     (add --payload '{"path": ...}') is looked up from the working directory, so run it from
-    the same folder in cron.
+    the same folder in cron. Read as a team (--as), its own item linking to an item it
+    cannot read is stale as one linking to an item gone: the two must look alike to it.
     """
     how = output.mode(json, jsonl)
     max_age_s = _age_limit(max_age) if max_age is not None else None
