@@ -192,9 +192,14 @@ def is_placeholder(value: str) -> bool:
         if marker in low and _marks(value, marker) and not _residue_is_random(low, marker):
             return True
     core = low.strip(" \t'\"`")
-    if core in _NON_SECRET_WORDS:
+    if core in _NON_SECRET_WORDS or _USER_AND_PASSWORD.fullmatch(core):
         return True
     return is_repetitive(value) or is_sequential(value)
+
+
+# A user's and a password's names as a value's shape, not a value ("username:password",
+# "user/pass", "username:" opening a joined one)
+_USER_AND_PASSWORD = re.compile(r"(?:user(?:name)?|login)[:/](?:pass(?:word)?|pwd)?")
 
 
 def x_filler(value: str) -> bool:
@@ -391,7 +396,7 @@ def worth_reporting(
         )
     if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
         return False
-    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v):
+    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v) or _DOTTED_NUMBERS.fullmatch(v):
         return False
     # under a token's or a key's name (a style's key, a pattern's), or a name that says it is
     # a colour (a strength meter's "passwordWeak"), not a password's: "#c0ffee" is a
@@ -419,6 +424,11 @@ def worth_reporting(
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
         return not named and looks_random(v, min_len=8)
     return len(v) >= (5 if quoted else 6)
+
+
+# Numbers joined by dots: a version, an object identifier (PKCS #9's 1.2.840.113549.1.9.4), an
+# address; no one chooses or generates a secret so
+_DOTTED_NUMBERS = re.compile(r"\d+(?:\.\d+){2,}")
 
 
 # A word ending as the name of a field, a header or a state does ("Authorization",

@@ -36,6 +36,9 @@ def valid_token(body: str, floor: float) -> bool:
 
 
 def valid_url_password(password: str, whole: str) -> bool:
+    user = whole.split("://", 1)[-1].split(":", 1)[0]
+    if user.endswith("[") and password.endswith("]"):  # user[:password]@host: usage's notation
+        password = password[:-1]  # of an optional part, judged without its bracket
     if is_reference(password) or password.lower() in _URL_DEFAULTS:
         return False
     if len(set(password.lower())) == 1:  # "xxx", "***": a filler of any length
@@ -48,8 +51,7 @@ def valid_url_password(password: str, whole: str) -> bool:
     host = low.rpartition("@")[2].split(".")
     if "example" in host and _shown_to_a_reader(password):  # not my-example.io
         return False
-    user = whole.split("://", 1)[-1].split(":", 1)[0]
-    return user.lower() != password.lower()
+    return user.lower().rstrip("[") != password.lower()
 
 
 def _shown_to_a_reader(password: str) -> bool:

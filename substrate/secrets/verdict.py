@@ -327,6 +327,11 @@ def _assignment_valid(
         return False  # "to rerun pass `--lib`": an option named in prose
     if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
         return False
+    quote = m.groupdict().get("kq")
+    if quote and "," in between and text[m.start("key") - 1 : m.start("key")] != quote:
+        return False  # log('web auth', 'got response'): a pair's key is all its quotes hold
+    if _FETCH_CREDENTIALS.fullmatch(secret) and key.lower().endswith("credentials"):
+        return False  # fetch(url, {credentials: 'include'}): whether cookies are sent
     return worth_reporting(
         secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
     )
@@ -676,6 +681,10 @@ _ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
 _NAMED_OPTION = re.compile(r"-{1,2}[A-Za-z][a-z]*(?:[-_][a-z]+)*(?:=[\w.\-/]*)?")
 
 
+# The modes of the Fetch API's ``credentials`` option, which web code names on every request
+_FETCH_CREDENTIALS = re.compile(r"include|omit|same-origin")
+
+
 def _a_state(key: str, between: str, secret: str) -> bool:
     """Whether an "auth" paired with a word in a tuple is a mode or a state ("AUTH",
     "SELECTED"), not a credential (``auth = Sunshine`` is one)."""
@@ -918,6 +927,9 @@ _CODE_IN_TEXT = re.compile(
     r"\{[\w.()\[\]!:'\" ]+\}"
     # a call through a path or a method chain: rand::thread_rng().gen_range(1..=100)
     r"|(?:[A-Za-z_]\w*(?:::|\.))+[A-Za-z_]\w*\([^()\s]*\)(?:(?:\.|::)[A-Za-z_]\w*\([^()\s]*\))*"
+    # the same call opened, cut where its first argument's literal starts: re.compile(r"...",
+    # client.create_token(scope="read")
+    r"|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*\((?:[A-Za-z_]\w*=|[rRbBuUfF]{1,2})?"
     r"|(?:Optional|Union|Annotated|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable"
     r"|Iterator|Callable|Literal|Type|list|dict|set|frozenset|tuple|type)\[[A-Za-z_][\w.]*"
     r"(?:[,\]].*)?"

@@ -259,10 +259,34 @@ def test_only_the_password_is_masked() -> None:
         ("faq.jsonl", '{"a": "The password:\\nsha256sum file.txt | head"}'),
         ("faq.jsonl", '{"a": "password:\\n(none)"}'),
         ("faq.jsonl", '{"a": "password:\\nv1.2.3"}'),
+        # web code: the Fetch API's modes, an object identifier, calls, a logged pair
+        ("fp.js", "fetch(url, { credentials: 'include' })"),
+        ("fp.js", "if (request.credentials === 'same-origin' || x) {}"),
+        ("README.md", "Cookies go with `credentials: 'include'`; we include them."),
+        ("oids.js", "const OID_PKCS9_MESSAGE_DIGEST_KEY = '1.2.840.113549.1.9.4';"),
+        ("log.js", "log.verbose('web auth', 'got response', content)"),
+        ("README.md", '```python\ntoken = client.auth.create_token(scope="read")\n```'),
+        ("-", 'HEADER_TOKEN_RE = re.compile(r"^\\s*([^=\\s;,]+)")'),
+        # a user's and a password's names joined: a doctest's long value
+        ("package_index.py", ">>> long_auth = 'username:' + 'password'*10"),
+        # usage's notation of an optional part: user[:password]@host
+        ("tldr.md", 'tmutil setdestination "protocol://user[:password]@host/share"'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
     assert not scan_text(text, path=path).findings, text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "smb://user[:{}]@host/share",  # a password filled into the notation is one still
+        "('password', '{}')",  # a pair's key quoted alone
+        '{{"facebook access_token": "{}"}}',  # a quoted key of two words, then its value
+    ],
+)
+def test_a_password_beside_what_no_longer_counts_is_found(line: str) -> None:
+    assert _masked("notes.txt", line.format(PLAIN), PLAIN)
 
 
 def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
