@@ -193,6 +193,7 @@ class Settings:
                     raise
                 self._create_in_place(data)
             sync_name(self.path)  # the new name too must survive a power cut
+            _keep_out_of_git(self.path.parent)
             return True
         except FileExistsError:
             return False
@@ -367,3 +368,20 @@ def _shown(name: str) -> str:
     from substrate.secrets import safe_repr  # a key may be a pasted secret
 
     return safe_repr(name)
+
+
+# Written in a new shard: a shard made inside a git work tree (``.mixle`` at a repository's
+# top) would be committed whole, every scope's items with it, by the next ``git add -A``
+GIT_IGNORE = (
+    "# A mixle shard: its items are not source. Delete this file to keep the shard in git.\n*\n"
+)
+
+
+def _keep_out_of_git(root: Path) -> None:
+    """Write ``root/.gitignore`` ignoring the shard, unless one is there; a failure (a
+    read-only place) costs nothing but the file."""
+    try:
+        with open(root / ".gitignore", "x", encoding="utf-8") as fh:
+            fh.write(GIT_IGNORE)
+    except OSError:
+        pass

@@ -206,3 +206,22 @@ def test_reading_settings_that_name_no_scope_loads_no_secret_rules(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_new_shard_keeps_itself_out_of_git_unless_told_otherwise(tmp_path: Path) -> None:
+    """A `.mixle` made at a repository's top was committed whole by the next `git add -A`."""
+    from substrate.settings import GIT_IGNORE
+    from substrate.shard import init_shard
+    from substrate.store import Substrate
+
+    init_shard(tmp_path / "made")
+    assert (tmp_path / "made" / ".gitignore").read_text() == GIT_IGNORE
+    first = Substrate(tmp_path / "written")  # a first write makes a shard too
+    first.add("text", "a note")
+    first.save()
+    assert (tmp_path / "written" / ".gitignore").read_text().splitlines()[-1] == "*"
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / ".gitignore").write_text("index/\n")  # the user's own choice stays
+    init_shard(kept)
+    assert (kept / ".gitignore").read_text() == "index/\n"
