@@ -41,8 +41,8 @@ from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
-from substrate.disagreement import disagreements
 from substrate.errors import InvalidInputError, require_count, require_number, require_text
+from substrate.factconflict import sources_disagreeing
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -250,8 +250,9 @@ class Answer:
     def disagreements(self) -> list[tuple[int, int]]:
         """The pairs of sources the answer quotes saying the same but for one value ("...
         host is db-stage-1." [1], "... host is db-stage-2." [2]): which is right, the
-        answer cannot tell (``substrate.disagreement``)."""
-        return disagreements(self.answer or "", len(self.context))
+        answer cannot tell (``substrate.disagreement``); and a quoted sentence beside a graph's
+        or a record's fact giving another value (``substrate.factconflict``)."""
+        return sources_disagreeing(self.answer or "", list(self.context.items))
 
     def masked_quotes(self) -> int:
         """How many secrets the answer shows masked as its sources were stored: their values
@@ -734,7 +735,7 @@ def answer_from_substrate(
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
             if not n_cited:  # (no "[n]" in the answer: which source says it is not told)
                 note = f"answered from {len(packet)} source(s), citing none of them"
-            for one, other in disagreements(text, len(packet)):
+            for one, other in sources_disagreeing(text, list(packet.items)):
                 note += f"; [{one}] and [{other}] disagree"
             dangling = citations_to_nothing(text, len(packet))
             if dangling:

@@ -71,7 +71,7 @@ _ORDINALS |= {"seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"
 def disagreements(answer: str, n_sources: int) -> list[tuple[int, int]]:
     """The source numbers of each pair of sentences of ``answer`` that cite different
     sources and differ in one value (``differ_in_one_value``), each pair once."""
-    quoted = list(_cited_sentences(answer, n_sources))
+    quoted = list(cited_sentences(answer, n_sources))
     found: list[tuple[int, int]] = []
     for i, (first, one) in enumerate(quoted):
         for second, other in quoted[i + 1 :]:
@@ -81,7 +81,7 @@ def disagreements(answer: str, n_sources: int) -> list[tuple[int, int]]:
     return found
 
 
-def _cited_sentences(answer: str, n_sources: int) -> Iterator[tuple[int, str]]:
+def cited_sentences(answer: str, n_sources: int) -> Iterator[tuple[int, str]]:
     """Each stretch of ``answer`` before a marker citing one source (``… db-stage-2. [1]``),
     with that source's number."""
     at = 0
