@@ -120,6 +120,7 @@ CHECKS: dict[str, dict[str, Check]] = {
         "chunk_chars": _whole_number(MIN_CHUNK_CHARS),
         "max_file_size": _whole_number(1),
         "ignore": _string_or_strings,
+        "as_text": _string_or_strings,
     },
     "secrets": {
         "allow_paths": _strings,

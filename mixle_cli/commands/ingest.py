@@ -377,8 +377,15 @@ def _grouped_skips(by_reason: dict[str, list[FileOutcome]]) -> list[str]:
         shown = [f"{kind} {n:,}" for kind, n in commonest]
         if len(kinds) > 5:
             shown.append(f"{len(kinds) - 5} more kind(s)")
-        lines.append(f"skipped: {len(files):,} files: {reason} ({', '.join(shown)})")
+        hint = ""
+        if reason == UNSUPPORTED and _PLAIN_EXTENSION.fullmatch(commonest[0][0]):  # code, say
+            hint = f"; --as-text '*{commonest[0][0]}' reads such files as plain text"
+        lines.append(f"skipped: {len(files):,} files: {reason} ({', '.join(shown)}){hint}")
     return lines
+
+
+UNSUPPORTED = "unsupported format"  # (the reason a walk gives a file of no format it reads)
+_PLAIN_EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]{1,12}")
 
 
 def ingest(
@@ -401,6 +408,18 @@ def ingest(
             ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
             "unsupported format. Standard input is read as a file named by --source would "
             "be, else as plain text.",
+        ),
+    ] = None,
+    as_text: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--as-text",
+            metavar="PATTERN",
+            help="Also read the files this pattern matches as plain text, when their "
+            "extension is none of those above: source code, configuration ('*.py', "
+            "'src/**/*.js'; written as in .gitignore; repeat; mixle.toml's \\[ingest] as_text "
+            "adds more). A file read so that no pattern takes any longer loses its items when "
+            "it changes, or at once with --rehash.",
         ),
     ] = None,
     scope: IngestScopeOpt = None,
@@ -507,6 +526,8 @@ def ingest(
         )
     if paths == ["-"] and rehash:
         usage("--rehash applies to files and folders: standard input is always read")
+    if as_text and as_format is not None:
+        usage("--as reads every file as one format already: --as-text adds nothing to it")
     _check_format(as_format)
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
@@ -562,6 +583,7 @@ def ingest(
                         cancel=terminated,
                         rehash=rehash,
                         named_from=outermost,
+                        as_text=as_text or (),
                         **common,
                     )
                 left -= 1

@@ -51,7 +51,7 @@ from substrate.gate import refuse_non_list, refuse_non_text, refuse_unfit_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import detect_format, file_format, normalize_format
-from substrate.ingest.ignore import compile_rule, enclosing_rules
+from substrate.ingest.ignore import IgnoreStack, RuleSet, compile_rule, enclosing_rules
 from substrate.ingest.parallel import (
     MIN_PARALLEL_FILES,
     can_fork,
@@ -62,6 +62,7 @@ from substrate.ingest.prepare import PARSED, IngestOptions, Prepared, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn, too_large
 from substrate.ingest.settings import (
+    as_text_rules,
     ignore_rules,
     setting_int,
     size_limit,
@@ -108,6 +109,24 @@ def _resolve_options(
         chunk_chars=check_limit(chunk_chars),
         redact=redact,
     )
+
+
+def _text_patterns(substrate: Substrate, given: Iterable[str]) -> IgnoreStack:
+    """The rules of the files read as plain text: the settings' ``as_text``, then ``given``
+    (a later rule decides, as in an ignore file: ``!`` takes a file back)."""
+    if isinstance(given, str):
+        given = [given]
+    refuse_non_list(given, "as_text")
+    patterns = list(given)
+    for pattern in patterns:
+        refuse_non_text(as_text_pattern=pattern)
+    rules = []
+    for pattern in (*as_text_rules(substrate), *patterns):
+        rule = compile_rule(pattern)
+        if rule is None:
+            raise InvalidInputError(f"as_text: {pattern!r} is no pattern of file names")
+        rules.append(rule)
+    return IgnoreStack((RuleSet(tuple(rules)),)) if rules else IgnoreStack()
 
 
 def _tags_given(tags: object) -> list[str]:
@@ -163,6 +182,7 @@ def ingest_path(
     rehash: bool = False,
     named_from: str | os.PathLike[str] | None = None,
     authorize: Callable[[], None] | None = None,
+    as_text: Iterable[str] = (),
 ) -> IngestReport:
     """Ingest a file or a directory tree, incrementally.
 
@@ -211,6 +231,9 @@ def ingest_path(
             refuses that save and ends the run (the batches saved before it are kept). A
             caller checks there that it may still write to ``scope``: a grant saved by another
             process during a long run is seen by its next batch.
+        as_text: patterns, written as in ``.gitignore`` (``*.py``, ``src/**/*.js``), of files
+            of no format mixle knows that are read as plain text (source code, configuration),
+            beside settings' ``[ingest] as_text``; a file whose name implies a format keeps it.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
@@ -240,6 +263,7 @@ def ingest_path(
     run.rehash = rehash
     run.authorize = authorize
     run.let_go_of_moved = prune
+    run.as_text = _text_patterns(substrate, as_text)
     walked_tree = root.is_dir()
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]
@@ -300,9 +324,10 @@ def ingest_path(
             report.cancelled = True
         elif walked_root is not None and prune:
             found_none = not prune_empty and not _any_under(seen, walked_root)
+            seen -= run.unclaimed  # read as text before, of no format now: as if gone
             run.prune(walked_root, seen, walked.unreadable, found_none=found_none)
         elif walked_root is not None:
-            run.tell_unpruned(walked_root, seen)
+            run.tell_unpruned(walked_root, seen - run.unclaimed)
         run.finish()
     except KeyboardInterrupt:
         _finish_interrupted(run)

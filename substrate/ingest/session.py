@@ -33,6 +33,7 @@ from substrate.ingest.earlier import (
     held_by_rejected_lines,
     withdrawn_proposals,
 )
+from substrate.ingest.ignore import IgnoreStack
 from substrate.ingest.moves import MovedFiles
 from substrate.ingest.parallel import chunks
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
@@ -228,6 +229,12 @@ class IngestSession:
         self.written: set[str] = set()  # ids of items this run writes or meant to write
         self.moves = MovedFiles(substrate, self.cache, self.gone, self.written)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
+        # files of no format mixle knows that these rules match are read as plain text
+        # (``ingest_path``'s ``as_text``: source code, configuration)
+        self.as_text = IgnoreStack()
+        # files read before that no format claims now (a rule of ``as_text`` dropped): their
+        # items are pruned as those of a file gone
+        self.unclaimed: set[str] = set()
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -653,6 +660,14 @@ class IngestSession:
                     yield ticket
         self.walked_all = True
 
+    def format_of(self, entry: FileEntry) -> str | None:
+        """The parser a walked file gets: the one forced or its name implies, else plain text
+        when an ``as_text`` rule matches it."""
+        fmt = file_format(self.options.as_format, entry.rel)
+        if fmt is None and self.as_text.ignored(entry.rel, entry.rel.rsplit("/", 1)[-1], False):
+            return "text"
+        return fmt
+
     def plan(
         self, entry: FileEntry, source: str, max_size: int, *, asked_for: bool = False
     ) -> Ticket | None:
@@ -664,7 +679,7 @@ class IngestSession:
         """
         key = entry.path
         if entry.size > max_size:  # first: a limit lowered since applies to unchanged files too
-            if not asked_for and file_format(self.options.as_format, entry.rel) is None:
+            if not asked_for and self.format_of(entry) is None:
                 # never read, whatever its size: the limit is not what keeps it out
                 self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
                 return None
@@ -698,7 +713,7 @@ class IngestSession:
             else:
                 self.settle(self.as_last_read, source, key, known)
             return None
-        fmt = file_format(self.options.as_format, entry.rel)
+        fmt = self.format_of(entry)
         if fmt == "artifact" and not asked_for and detect_format(entry.rel) != "artifact":
             # an artifact folder holds its weights, card and vocabulary beside the manifest:
             # referenced by it, not manifests themselves
@@ -707,6 +722,8 @@ class IngestSession:
         if fmt is None:
             if asked_for:
                 self.settle(self.unknown_format, source, key)
+            elif self.cache.get(key) is not None:  # read as text before: pruned, and told so
+                self.unclaimed.add(key)
             else:
                 self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
             return None
@@ -1131,7 +1148,7 @@ class IngestSession:
                 spared += 1  # mounted looks so)
                 seen.add(shown)
                 continue
-            why = _why_gone(shown)
+            why = _UNCLAIMED if key in self.unclaimed else _why_gone(shown)
             told = "its file is no longer there" if why == _GONE else "its file is now left out"
             self.tell_removed(removal, source, why, told)
             self.queue(removal.change)
@@ -1271,6 +1288,10 @@ def _known_by_published(ids: list[str], options: str) -> SourceState:
 def _published_alone(state: SourceState) -> bool:
     """Whether ``state`` is one ``_known_by_published`` gave."""
     return state.size == 0 and state.mtime_ns == -1 and not state.content_hash
+
+
+# Why the items of a file read as plain text before are removed: no as_text rule takes it now
+_UNCLAIMED = "of no format mixle reads, and no as_text pattern takes it now"
 
 
 def _why_gone(path: str) -> str:

@@ -42,8 +42,17 @@ def size_limit(substrate: Substrate) -> int:
 
 def ignore_rules(substrate: Substrate) -> list[str]:
     """The ``[ingest] ignore`` rules (one rule may be given as a string)."""
-    value = substrate.settings.get("ingest", "ignore", [])
-    _refuse_wrong(substrate, "ignore", value)
+    return _patterns(substrate, "ignore")
+
+
+def as_text_rules(substrate: Substrate) -> list[str]:
+    """The ``[ingest] as_text`` patterns: files of no known format read as plain text."""
+    return _patterns(substrate, "as_text")
+
+
+def _patterns(substrate: Substrate, key: str) -> list[str]:
+    value = substrate.settings.get("ingest", key, [])
+    _refuse_wrong(substrate, key, value)
     return [value] if isinstance(value, str) else list(value)
 
 

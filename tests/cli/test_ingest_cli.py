@@ -1298,10 +1298,18 @@ def test_many_files_skipped_alike_are_counted_by_kind_on_one_line(mixle, tmp_pat
     assert result.exit_code == 0
     lines = result.stderr.splitlines()
     # the .so is over the limit, but no limit keeps out what is never read
-    assert "skipped: 14 files: unsupported format (.py 12, .so 1, .yaml 1)" in lines
+    assert (
+        "skipped: 14 files: unsupported format (.py 12, .so 1, .yaml 1); "
+        "--as-text '*.py' reads such files as plain text"
+    ) in lines
     assert not any("m3.py" in line or "larger than" in line for line in lines)
     few = mixle("ingest", str(tree / "k.yaml"), str(tree / "m1.py"), "--as", "docs")
     assert few.exit_code == 0
+    code = mixle("--shard", str(tmp_path / "code"), "ingest", str(tree), "--as-text", "*.py")
+    assert code.exit_code == 0 and "skipped: 2 files" not in code.stderr
+    assert "13 added" in code.stderr  # the .py files and the note; the rest named, skipped
+    both = mixle("ingest", str(tree), "--as-text", "*.py", "--as", "docs")
+    assert both.exit_code == 2 and "--as-text adds nothing" in both.stderr
     (tmp_path / "two").mkdir()
     (tmp_path / "two" / "x.py").write_text("x\n")
     assert "x.py: unsupported format" in mixle("ingest", str(tmp_path / "two")).stderr
