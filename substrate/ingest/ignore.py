@@ -525,7 +525,7 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     another user left in a folder anyone may write to (``/tmp/.mixleignore``, a ``/tmp/.git``)
     is passed over (``_planted``): it must not take files out of this user's shard.
     """
-    top = _work_tree_top(root)
+    top = work_tree_top(root)
     stack = IgnoreStack()
     if top is not None:  # below what is above the work tree, as the walk resets it there
         stack = stack.push(exclude_rules(top, prefix=_prefix(root, top)))
@@ -560,7 +560,7 @@ def _planted(path: Path) -> bool:
     return bool(shared) and owner not in (os.getuid(), 0)
 
 
-def _work_tree_top(root: Path) -> Path | None:
+def work_tree_top(root: Path) -> Path | None:
     """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
     or None."""
     # os.path answers False where it cannot look (an unreadable folder: the walk reports it)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from substrate.ingest.gitindex import Tracked, tracked_in
 from substrate.ingest.ignore import (
     IGNORE_FILES,
     IgnoreStack,
@@ -32,6 +33,7 @@ from substrate.ingest.ignore import (
     Unread,
     directory_rules,
     exclude_rules,
+    work_tree_top,
 )
 from substrate.secrets.sources import shown_path
 from substrate.settings import SETTINGS_FILE
@@ -152,6 +154,11 @@ class _Walker:
         # the ignore files not read, told already (by real path: a folder walked through a
         # link has its rules read where it lies too)
         self.told_unread: set[str] = set()
+        # what the git repository the root lies in tracks, read when a rule first leaves
+        # something out (git ignores no tracked file); the root's path from its top
+        self.git: tuple[Tracked | None, str] | None = None
+        # folders git's rules leave out, entered for the tracked files they hold alone
+        self.only_tracked: set[str] = set()
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -204,7 +211,8 @@ class _Walker:
         seen = self.files_seen
         device = st.st_dev
         hidden = self.hidden
-        check = bool(rules.sets)
+        only_tracked = rel in self.only_tracked
+        check = bool(rules.sets) or only_tracked
         for entry in entries:
             name = entry.name
             child = f"{rel}/{name}" if rel else name
@@ -232,7 +240,11 @@ class _Walker:
             try:
                 # the common case first: a regular file (known from the directory listing)
                 if entry.is_file(follow_symlinks=False):
-                    if check and rules.ignored(child, name, False):
+                    if (
+                        check
+                        and (only_tracked or rules.ignored(child, name, False))
+                        and not self.kept_by_git(child, name, False, rules)
+                    ):
                         self.leave_out(entry)
                         self.result.ignored += 1
                         continue
@@ -245,10 +257,15 @@ class _Walker:
                     files.append(FileEntry(entry.path, child, size, mtime_ns, ident, stamp))
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
-                    if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
+                    ignored = only_tracked or (check and rules.ignored(child, name, True))
+                    if name in VCS_DIRS or (
+                        ignored and not self.kept_by_git(child, name, True, rules)
+                    ):
                         self.prune(entry.path)
                         self.result.ignored += name not in VCS_DIRS
                         continue
+                    if ignored:  # entered for the tracked files it holds: git's rules leave
+                        self.only_tracked.add(child)  # out the rest of it
                     real = entry.path
                     if lies is not None:  # where it lies: a folder in the one that lies there
                         if lies.leaves_out(name, True):
@@ -272,6 +289,28 @@ class _Walker:
                 self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
         return files, subdirs
+
+    def kept_by_git(self, child: str, name: str, is_dir: bool, rules: IgnoreStack) -> bool:
+        """Whether the entry at ``child``, which the rules leave out (or which lies in a
+        folder they leave out), is walked all the same: git tracks it (a folder, a file in
+        it), so its rules do not apply, and mixle's own (``.mixleignore``, the settings) do
+        not leave it out."""
+        tracked, prefix = self.git_tracked()
+        if tracked is None or not tracked.holds(prefix + child, is_dir):
+            return False
+        own = (s for s in rules.sets if s.mixle or s is self.settings_rules)
+        return not IgnoreStack(tuple(own)).ignored(child, name, is_dir)
+
+    def git_tracked(self) -> tuple[Tracked | None, str]:
+        """What the repository around the root tracks, and the root's path from its top."""
+        if self.git is None:
+            top = work_tree_top(Path(self.root))
+            if top is None:
+                self.git = (None, "")
+            else:
+                inner = Path(self.root).relative_to(top).as_posix()
+                self.git = (tracked_in(top), "" if inner == "." else inner + "/")
+        return self.git
 
     def rules_below(
         self, dirpath: str, rel: str, rules: IgnoreStack, names: set[str]
