@@ -320,6 +320,10 @@ def ingest_path(
                     stopped = True
                     break
         run.record_waiting()
+        if stopped and run.files_done == run.files_found and (run.walked_all or not walked_tree):
+            # every file found was done, and no other is to come (a file named alone): the
+            # stop came as the run ended
+            stopped, run.walked_all = False, True
         if stopped or not run.walked_all:
             report.cancelled = True
         elif walked_root is not None and prune:
