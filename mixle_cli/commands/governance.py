@@ -501,6 +501,8 @@ def grant_cmd(
     """
     app_state = state(ctx)
     acting = app_state.acting_name(by)
+    # (asked first: once granted, the scope has an approver, and is known)
+    swapped = _known_scope(app_state, who) and not _known_scope(app_state, scope)
     changed = grant_approver(
         app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
     )
@@ -508,6 +510,12 @@ def grant_cmd(
         output.emit_json({"granted": who, "scope": scope, "changed": changed})
     else:
         output.emit_text(f"{who} may approve for {scope}" + ("" if changed else " (already could)"))
+    if changed and swapped:
+        output.note(  # `mixle grant public bob`: the two swapped
+            f"note: {safe_repr(who)} is a scope, and {safe_repr(scope)} holds nothing you can "
+            f"read: the approver's name comes first (`mixle grant NAME SCOPE`); undo this "
+            f"with `mixle revoke {who} {scope}`"
+        )
 
 
 def revoke_cmd(

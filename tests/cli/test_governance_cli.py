@@ -348,6 +348,17 @@ def test_merge_in_a_gated_scope_needs_an_approver(mixle: Run, add: Add) -> None:
     assert mixle("--as", "ops", "merge", a, b, "--by", "alice").exit_code == 0
 
 
+def test_a_grant_whose_two_names_look_swapped_says_so(mixle: Run, add: Add) -> None:
+    """`grant public bob` made "public" an approver of a scope "bob", without a word."""
+    add("ops", "a note", scope="public")
+    swapped = mixle("grant", "public", "bob")
+    assert swapped.exit_code == 0  # done as asked: a name may be a scope's too
+    assert "'public' is a scope, and 'bob' holds nothing you can read" in swapped.stderr
+    assert "mixle revoke public bob" in swapped.stderr
+    assert "note" not in mixle("grant", "bob", "public").stderr
+    assert "note" not in mixle("grant", "carol", "drafts").stderr  # a new scope's first
+
+
 def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Path) -> None:
     assert mixle("--as", "ops", "grant", "alice", "public").stdout.strip() == (
         "alice may approve for public"
