@@ -420,7 +420,7 @@ def ingest_file(
     fmt = (as_format or kind or p.suffix.lstrip(".")).lower()
     if fmt not in FILE_FORMATS:
         # a format the folder ingest reads (.rst) is pointed to it
-        elsewhere = "; ingest_path (mixle ingest) reads it" if detect_format(p.name) else ""
+        elsewhere = "; `mixle ingest` (ingest_path) reads it" if detect_format(p.name) else ""
         raise InvalidInputError(
             f"unsupported file format {safe_path(fmt)!r} for {shown_path(str(path))} "
             f"(expected txt, md, jsonl, ndjson, csv, tsv or json{elsewhere})"

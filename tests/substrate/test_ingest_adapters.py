@@ -243,7 +243,7 @@ def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None
     with pytest.raises(ValueError):  # the reference's exception type still matches
         ingest_file(Substrate(), tmp_path / "x.docx")
     (tmp_path / "x.rst").write_text("Title\n=====\n\nText.\n")
-    with pytest.raises(InvalidInputError, match=r"ingest_path \(mixle ingest\) reads it"):
+    with pytest.raises(InvalidInputError, match=r"`mixle ingest` \(ingest_path\) reads it"):
         ingest_file(Substrate(), tmp_path / "x.rst")  # a format the folder ingest knows
     (tmp_path / "bad.txt").write_bytes(b"fine\n\xff\n")
     report = IngestReport()
