@@ -396,12 +396,14 @@ def _run(app: typer.Typer) -> int:
     except OSError as exc:  # help or the version into a closed pipe or stdout, a full disk
         return _output_lost(exc)
     except _PARSER_ERROR as exc:
+        from mixle_cli.output import echoed
         from substrate import safe_echo
 
         typed = sys.argv[1:]
-        message = safe_echo(exc.format_message(), typed)  # type: ignore[attr-defined]
+        # (the parser escapes control characters, not those that reorder what is shown)
+        message = echoed(safe_echo(exc.format_message(), typed))  # type: ignore[attr-defined]
         if message.strip():
-            hint = safe_echo(_parser_hint(exc), typed)  # it may quote what was typed
+            hint = echoed(safe_echo(_parser_hint(exc), typed))  # it may quote what was typed
             print(f"error: {message}\nhint: {hint}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

@@ -74,6 +74,17 @@ def printable(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
 
 
+# The marks that set a direction (left-to-right, right-to-left, Arabic letter): right-to-left
+# text holds them, but in what was typed they can only make a message display out of order
+_DIRECTION_MARKS = re.compile(r"[\u200e\u200f\u061c]")
+
+
+def echoed(text: str) -> str:
+    """``text``, a message repeating what was typed, ``printable`` and with its direction
+    marks shown as U+FFFD."""
+    return _DIRECTION_MARKS.sub("\ufffd", printable(text))
+
+
 _LINE_BREAK = re.compile(r"[\n\r\u2028\u2029]")
 
 

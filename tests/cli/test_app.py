@@ -156,6 +156,23 @@ def test_help_texts_escape_brackets_that_rich_would_take_for_markup() -> None:
     assert [t for t in texts if tag.search(t)] == []
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ask", "a", "b\u202eevil"],  # an extra argument, said back
+        ["ls", "--x\u202ey"],  # an unknown option, said back
+        ["ask", "a", "b\u2066x\u2069\u200f\u061c"],  # isolates and direction marks
+    ],
+)
+def test_a_parser_message_shows_no_character_that_reorders_the_line(
+    mixle_process: Callable[..., Any], args: list[str]
+) -> None:
+    """Every other message shows them replaced; the parser's two repeated them raw."""
+    done = mixle_process(*args)
+    assert done.returncode == 2 and "\ufffd" in done.stderr
+    assert not any(mark in done.stderr for mark in "\u202e\u2066\u2069\u200f\u061c")
+
+
 def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., Any]) -> None:
     done = mixle_process("search", "--jsno", "x")
     assert done.returncode == 2
