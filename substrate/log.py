@@ -343,10 +343,13 @@ class LogFile:
         ``line``) says it was written with another number of lines than it holds now.
 
         A line deleted or added by hand inside a committed batch leaves every other line
-        readable, so nothing else notices it: an acknowledged item would be gone silently.
+        readable, so nothing else notices it: an acknowledged item would be gone silently. A
+        line written over with a copy of its neighbour keeps the count: a batch never writes
+        one line twice, so a copy is not counted (``found`` counts the distinct lines).
         """
         off: list[tuple[int, int, int]] = []
         found = line = offset = 0
+        batch: set[bytes] = set()
         with self.path.open("rb") as fh:
             for raw in fh:
                 if offset >= end:
@@ -358,8 +361,11 @@ class LogFile:
                     if written is not None and written != found:
                         off.append((line, written, found))
                     found = 0
+                    batch.clear()
                 elif raw.strip() and not (line == 1 and raw.startswith(HEADER_PREFIX)):
-                    found += 1
+                    line_text = raw.rstrip(b"\r\n")
+                    found += line_text not in batch
+                    batch.add(line_text)
         return off
 
     def line_number(self, offset: int) -> int:

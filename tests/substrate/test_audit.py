@@ -623,6 +623,24 @@ def test_compact_refuses_a_batch_whose_line_was_replaced_by_its_neighbour(tmp_pa
     assert stats.live_items == 2 and audit_shard(Substrate(tmp_path / "s")).ok
 
 
+def test_a_line_written_over_with_a_copy_of_its_neighbour_is_a_problem(tmp_path: Path) -> None:
+    """The batch kept its count of lines: audit said all clean, and compact made the loss of
+    the item written over for good."""
+    store = Substrate(tmp_path / "s")
+    many = [store.add("text", f"batch note {i}") for i in range(3)]
+    store.save()
+    store.close()
+    log = tmp_path / "s" / "items.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if many[1].encode() in line)
+    lines[at - 1] = lines[at]  # many[0] gone, many[1] twice
+    log.write_bytes(b"".join(lines))
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert not report.ok and "(written with 3 line(s), 2 now)" in report.log["problems"][0]
+    with pytest.raises(LostCommitsError, match="1 committed batch"):
+        Substrate(tmp_path / "s").compact()
+
+
 def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
     # every batch left is whole, so nothing else tells the loss apart from a smaller shard
     store = Substrate(tmp_path / "s")
