@@ -124,6 +124,8 @@ class ExtractiveAnswerer:
             return ""
         if not says_the_clause(clause_object_terms(question) & asked.wanted, covered):
             return ""
+        if _leaves_out_an_identifier(question, chosen, covered):
+            return ""
         return _joined(chosen)
 
     def _choose(
@@ -232,6 +234,18 @@ class ExtractiveAnswerer:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
+
+
+def _leaves_out_an_identifier(question: str, chosen: list[str], covered: set[str]) -> bool:
+    """Whether the quotes say nothing of an identifier with a digit the question names
+    ("INC-101", "ADR-2"), neither in their words nor in the headings over them: "Who leads
+    the team that owns the service that had incident INC-101?" answered by another team's
+    lead, the chain from the incident to its team being one the quotes do not show."""
+    if not question.rstrip().endswith("?"):  # a claim to find evidence on: its passage
+        return False  # may speak of one of its names alone
+    said = covered | terms(" ".join(chosen))
+    named = (name for name in identifiers(question) if any(ch.isdigit() for ch in name))
+    return any(not terms(name) <= said for name in named)  # ("two-dimensional": a word)
 
 
 def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:

@@ -2923,3 +2923,28 @@ def test_a_cost_says_no_one_bought_it() -> None:
         answer_from_substrate(store, "Who bought the laptop repair?", ExtractiveAnswerer()).answer
         is None
     )
+
+
+def _incidents() -> list[SubstrateItem]:
+    """Graph facts from an incident to the lead of the team owning what it hit, and another
+    team's lead first (the words of the question, but not its incident)."""
+    facts = [
+        [["query-router", "owned_by", "Search team"], ["Search team", "led_by", "Bob Ortiz"]],
+        [["INC-101", "affected", "billing-api"], ["INC-101", "severity", "sev1"]],
+        [["billing-api", "owned_by", "Payments team"], ["Payments team", "led_by", "Alice Chen"]],
+    ]
+    return [SubstrateItem("graph", "", payload={"triples": triples}) for triples in facts]
+
+
+def test_an_answer_that_says_nothing_of_the_identifier_asked_about_is_withheld() -> None:
+    """ "Search team led_by Bob Ortiz." answered a question about INC-101 at confidence 0.99:
+    the chain from the incident to a team is not one the quotes show."""
+    question = "Who leads the team that owns the service that had incident INC-101?"
+    packet = pack_context(question, _incidents(), [0.9, 0.8, 0.7])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == ""
+
+
+def test_a_question_naming_an_identifier_is_answered_where_the_quote_names_it() -> None:
+    question = "Which service did INC-101 affect?"
+    packet = pack_context(question, _incidents(), [0.9, 0.8, 0.7])
+    assert "INC-101 affected billing-api" in ExtractiveAnswerer().answer_packet(question, packet)
