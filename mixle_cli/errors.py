@@ -16,6 +16,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 import typer
 
 from substrate import (
+    DAMAGED_HEADER,
     AccessDeniedError,
     CorruptShardError,
     InvalidInputError,
@@ -128,6 +129,11 @@ def _shard_hint(exc: ShardError) -> str | None:
     if "mixle.toml" in message and not message.startswith("cannot write"):
         # every command reads the settings: `audit` would fail alike
         return "fix mixle.toml by hand (docs/formats.md describes it)"
+    if isinstance(exc, CorruptShardError) and DAMAGED_HEADER in message:
+        return (
+            "delete line 1 of items.jsonl (the header: compact writes a new one) and "
+            "index/log-end.json, then run `mixle compact`: no item is lost"
+        )
     if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
         return (
             "fix or remove that line by hand (see docs/formats.md), then run `mixle compact` "

@@ -154,6 +154,7 @@ _EXPORTS: dict[str, str] = {
     "LockBusy": "substrate.locking",
     "wait_for_locks_at_most": "substrate.locking",
     "waiting_for_a_lock": "substrate.locking",
+    "DAMAGED_HEADER": "substrate.log",
     "Watermark": "substrate.log",
     "HEADER_LOST": "substrate.logend",
     "OLDER_COPY": "substrate.logend",
@@ -677,6 +678,9 @@ if TYPE_CHECKING:
     )
     from substrate.locking import (
         waiting_for_a_lock as waiting_for_a_lock,
+    )
+    from substrate.log import (
+        DAMAGED_HEADER as DAMAGED_HEADER,
     )
     from substrate.log import (
         Watermark as Watermark,

@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 LOG_FORMAT = 1
 _COMMIT_PREFIX = b'{"commit":'
 HEADER_PREFIX = b'{"mixle_log":'
+DAMAGED_HEADER = "the log's header line is damaged"
 _BLOCK = 1 << 20
 _LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.py)
 # A seal covers this many bytes before a watermark: the commit line that ends the batch there
@@ -142,10 +143,11 @@ class LogFile:
             return None
         try:
             head = orjson.loads(first)
-        except orjson.JSONDecodeError:
-            return None
+        except orjson.JSONDecodeError:  # (not a log without one: readers and writers alike
+            # must say so, where writers said "no header line" and readers "line 1 corrupt")
+            raise CorruptShardError(str(self.path), 1, DAMAGED_HEADER) from None
         if not isinstance(head, dict):
-            return None
+            raise CorruptShardError(str(self.path), 1, DAMAGED_HEADER)
         version, generation = head.get("mixle_log"), head.get("generation")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
             raise CorruptShardError(str(self.path), 1, f"log format {version!r} is not valid")

@@ -221,6 +221,20 @@ def test_a_log_that_lost_its_header_line_is_told_of_as_writes_are_refused(
     _told_of_and_not_written_to(mixle, isolated_shard_env, "no header line")
 
 
+def test_a_damaged_header_line_is_told_with_the_way_to_mend_it(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    shard.add("text", "a fact")
+    shard.save()
+    log = isolated_shard_env / "items.jsonl"
+    head, rest = log.read_bytes().split(b"\n", 1)
+    log.write_bytes(head[:-1] + b"\n" + rest)
+    for command in (["ls"], ["compact"], ["add", "more"]):
+        done = mixle(*command)
+        assert done.exit_code == 3 and "header line is damaged" in done.stderr, command
+        assert "hint: delete line 1 of items.jsonl" in done.stderr, command
+
+
 def _told_of_and_not_written_to(mixle: Run, shard: Path, said: str) -> None:
     """status warns of the log (``said``, before any unfinished write: no write is taken) and
     is unhealthy, audit exits 1 with it (for a team too), and a write is refused, the log

@@ -946,6 +946,23 @@ def test_a_log_cut_inside_its_header_is_not_written_over(tmp_path: Path) -> None
     assert len(log.read_bytes()) == 20
 
 
+def test_a_damaged_header_line_is_named_alike_by_readers_and_writers(tmp_path: Path) -> None:
+    """Readers said "line 1 corrupt", writers "no header line" (and to remove the end's note,
+    which changed nothing); deleting the line and the note, a compaction loses no item."""
+    from substrate.errors import CorruptShardError
+
+    log = _one_batch_each(tmp_path, "one", "two")
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(lines[0][:-2] + b"\n" + b"".join(lines[1:]))  # its closing brace lost
+    with pytest.raises(CorruptShardError, match=r":1: .*header line is damaged"):
+        Substrate(tmp_path).all()
+    _refused_write(tmp_path, "header line is damaged")
+    log.write_bytes(b"".join(lines[1:]))
+    (tmp_path / "index" / "log-end.json").unlink()
+    Substrate(tmp_path).compact()
+    assert sorted(item.text for item in Substrate(tmp_path).all()) == ["one", "two"]
+
+
 def test_removing_the_note_accepts_a_shortened_log_though_a_catalog_covered_it(
     tmp_path: Path,
 ) -> None:
