@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 # A content hop searches with the frontier item's text; long texts are cut to their opening
 # words, which keeps each hop's query (and its cost) bounded while still naming the topic.
 CONTENT_QUERY_WORDS = 48
+# An entity hop goes on from at most this many names of a graph item per branch taken: one of
+# thousands of triples would cost a search for each of its names
+ENTITY_NAMES = 4
 
 
 @dataclass
@@ -199,6 +202,7 @@ def multihop(
         if relevant(score) and item.id not in seen:
             add(item, 0, "seed", None, score)
     frontier = list(chain.steps)
+    walked: set[str] = set()  # the names entity hops went on from (``_shared_entities``)
     for depth in range(1, max_hops + 1):
         if len(chain) >= max_items or not frontier:
             break
@@ -208,6 +212,11 @@ def multihop(
                 if len(chain) >= max_items:
                     break
                 add(target, depth, "link", step.item.id, 1.0)
+        for step in frontier:  # then the facts that go on from a fact's names
+            for target in _shared_entities(substrate, step.item, allowed, seen, branch, walked):
+                if len(chain) >= max_items:
+                    break
+                add(target, depth, "entity", step.item.id, 1.0)
         for step in frontier:
             if len(chain) >= max_items:
                 break
@@ -261,6 +270,43 @@ def _visible_links(
         taken = seen | {target.id for target in found}
         found += linked_notes(substrate, item, query, allowed, taken, branch - len(found))
     return found
+
+
+def _shared_entities(
+    substrate: Substrate,
+    item: SubstrateItem,
+    allowed: frozenset[str] | None,
+    seen: set[str],
+    branch: int,
+    walked: set[str],
+) -> list[SubstrateItem]:
+    """Up to ``branch`` unseen, visible graph items with a triple that starts or ends at a
+    name ``item``'s triples end or start at: (INC-101, affected, billing-api) goes on to
+    (billing-api, owned_by, Payments team). A fact's names are explicit edges, as links
+    are; tails first (the way the facts read), each name gone on from once (``walked``)."""
+    found: list[SubstrateItem] = []
+    for name in _names_of(item)[: ENTITY_NAMES * branch]:
+        if len(found) >= branch:
+            break
+        if name in walked:
+            continue
+        walked.add(name)
+        taken = seen | {target.id for target in found}
+        for target, _ in ranked(substrate, name, branch, kind="graph", scopes=allowed, skip=taken):
+            if len(found) < branch and name in _names_of(target):
+                found.append(target)
+    return found
+
+
+def _names_of(item: SubstrateItem) -> list[str]:
+    """The names a graph item's triples end at, then those they start at (case folded),
+    each once; none for another kind of item."""
+    triples = item.payload.get("triples") if item.kind == "graph" else None
+    if not isinstance(triples, list):
+        return []
+    facts = [t for t in triples if isinstance(t, list | tuple) and len(t) == 3]
+    names = [str(t[2]) for t in facts] + [str(t[0]) for t in facts]
+    return list(dict.fromkeys(name.strip().casefold() for name in names if str(name).strip()))
 
 
 def _content_query(item: SubstrateItem, query: str) -> str:

@@ -224,7 +224,10 @@ def multihop_cmd(
     """Multi-hop retrieval: seeds, then links and content neighbours, with evidence paths.
 
     Links are an item's own and those a note's text makes to other notes (Markdown and
-    wiki-style links): of a linked note, the section the question fits best is taken.
+    wiki-style links): of a linked note, the section the question fits best is taken. From a
+    graph item, the chain goes on to the graph items whose triples start or end at a name its
+    triples end or start at (an entity hop: INC-101 affected billing-api, billing-api
+    owned_by Payments team).
     """
     from substrate import NOISE_FLOOR, RELATIVE_FLOOR, multihop
 

@@ -219,3 +219,33 @@ def test_a_walk_keeps_no_item_and_reads_no_more_than_its_branch_per_search(
     chain = multihop(s, "refund policy", seeds=3, branch=2, max_hops=6, max_items=40)
     assert len(chain) > 10 and not s.held_items()
     assert max(reads[1:]) <= 2  # (the seeds' search aside)
+
+
+def _facts(store: Substrate, scope: str = "local", *triples: list[str]) -> str:
+    return store.add("graph", "", payload={"triples": [list(t) for t in triples]}, scope=scope)
+
+
+def test_a_fact_s_names_lead_to_the_facts_that_go_on_from_them() -> None:
+    """(INC-101, affected, billing-api) stopped at the seed: the fact going on from
+    billing-api scored just under the floor a content hop must pass."""
+    store = Substrate()
+    incident = _facts(store, "local", ["INC-101", "affected", "billing-api"])
+    owner = _facts(store, "local", ["billing-api", "owned_by", "Payments team"])
+    lead = _facts(store, "local", ["Payments team", "led_by", "Alice Chen"])
+    _facts(store, "local", ["query-router", "owned_by", "Search team"])
+    chain = multihop(store, "INC-101", seeds=1, min_relative=0.34)
+    assert [(s.item.id, s.via) for s in chain.steps[:3]] == [
+        (incident, "seed"),
+        (owner, "entity"),
+        (lead, "entity"),
+    ]
+    assert [i.id for i in chain.path_to(lead)] == [incident, owner, lead]
+
+
+def test_an_entity_hop_never_reaches_a_fact_the_reader_cannot_read() -> None:
+    store = Substrate()
+    _facts(store, "local", ["INC-101", "affected", "billing-api"])
+    hidden = _facts(store, "secret", ["billing-api", "owned_by", "Payments team"])
+    chain = multihop(store, "INC-101", seeds=1, scopes={"local"})
+    assert hidden not in [s.item.id for s in chain.steps]
+    assert all(s.via != "entity" for s in chain.steps)
