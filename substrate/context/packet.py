@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ def item_text(item: SubstrateItem) -> str:
     """The text an item contributes to a packet: its text, and the facts of a graph item
     (its ``triples``, one sentence each) or the fields of a record, else its payload as
     JSON."""
-    facts = _facts(item) or _fields(item)
+    facts = _facts(item) or _fields(item) or _manifest_fields(item)
     if facts:
         facts_text = "\n".join(facts)
         if not item.text or _only_values(item.text, facts_text):
@@ -91,6 +92,25 @@ def _fields(item: SubstrateItem) -> list[str]:
         for key, value in payload.items()
     )
     return [shown if shown[-1:] in _CLOSING else shown + "."]
+
+
+def _manifest_fields(item: SubstrateItem) -> list[str]:
+    """ "name: router-v2; kind: classifier; parent: router-v1; trained_on: tickets-2024" for
+    an artifact: its text names its manifest's keys, not their values, and the answer to
+    "What was router-v2 trained on?" lies in them. Its manifest's fields and those of its
+    ``meta`` that hold one value, each once."""
+    manifest = item.payload.get("manifest") if item.kind == "artifact" else None
+    if not isinstance(manifest, dict):
+        return []
+    ref = item.payload.get("ref")
+    fields: dict[str, object] = {"name": os.path.basename(ref)} if isinstance(ref, str) else {}
+    meta = manifest.get("meta")
+    for key, value in [*manifest.items(), *(meta.items() if isinstance(meta, dict) else ())]:
+        if key != "mixle_artifact" and fact_part(value) and not isinstance(value, bool):
+            fields.setdefault(str(key), value)
+    if len(fields) < 2:
+        return []
+    return ["; ".join(f"{key}: {value}" for key, value in fields.items()) + "."]
 
 
 def _only_values(text: str, fields: str) -> bool:

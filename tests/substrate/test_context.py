@@ -513,6 +513,29 @@ def test_a_record_contributes_its_fields_by_name() -> None:
     ]
 
 
+def test_an_artifact_contributes_its_manifest_s_values_by_name() -> None:
+    """Its text names its manifest's keys ("router-v2 solve/v2 solve task text"): asked what
+    it was trained on or what it came from, the answer quoted that line at confidence 1.00."""
+    manifest = {
+        "mixle_artifact": "solve/v2",
+        "kind": "classifier",
+        "parent": "router-v1",
+        "meta": {"task": "route tickets", "trained_on": "tickets-2024", "parent": "router-v1"},
+        "io": {"kind": "text"},
+    }
+    payload = {"ref": "/models/router-v2", "manifest": manifest}
+    model = SubstrateItem("artifact", "router-v2 solve/v2 task trained_on", payload=payload)
+    assert pack_context("model", [model], [1.0]).texts == [
+        "router-v2 solve/v2 task trained_on\n\nname: router-v2; kind: classifier; "
+        "parent: router-v1; task: route tickets; trained_on: tickets-2024."
+    ]
+    from substrate.extractive import ExtractiveAnswerer
+
+    question = "What was router-v2 trained on?"
+    answer = ExtractiveAnswerer().answer_packet(question, pack_context(question, [model], [1.0]))
+    assert "trained_on: tickets-2024" in answer
+
+
 def test_as_dict_and_knowledge_dict() -> None:
     pool = items(*SHOP, provenance={"source": "shop.md"})
     packet = pack_context(TASK, pool, [0.9, 0.5, 0.1])
