@@ -378,10 +378,21 @@ GIT_IGNORE = (
 
 
 def _keep_out_of_git(root: Path) -> None:
-    """Write ``root/.gitignore`` ignoring the shard, unless one is there; a failure (a
-    read-only place) costs nothing but the file."""
+    """Write ``root/.gitignore`` ignoring the shard, when the folder holds the shard alone
+    (a library's shard may be made in a project's folder, whose files it would hide from
+    git) and no ``.gitignore`` is there; a failure (a read-only place) costs only the file."""
     try:
+        if any(not _shard_own(entry) for entry in os.listdir(root)):
+            return
         with open(root / ".gitignore", "x", encoding="utf-8") as fh:
             fh.write(GIT_IGNORE)
     except OSError:
         pass
+
+
+def _shard_own(name: str) -> bool:
+    """Whether an entry named so is one a new shard's folder holds: its settings and their
+    temporary copy, its log, its lock, its index."""
+    return name in (SETTINGS_FILE, "items.jsonl", ".lock", "index") or name.startswith(
+        f".{SETTINGS_FILE}."
+    )

@@ -225,3 +225,10 @@ def test_a_new_shard_keeps_itself_out_of_git_unless_told_otherwise(tmp_path: Pat
     (kept / ".gitignore").write_text("index/\n")  # the user's own choice stays
     init_shard(kept)
     assert (kept / ".gitignore").read_text() == "index/\n"
+    project = tmp_path / "project"  # the library makes a shard where it is told to
+    (project / ".git").mkdir(parents=True)
+    (project / "main.py").write_text("print(1)\n")
+    in_place = Substrate(project)
+    in_place.add("text", "a note")
+    in_place.save()
+    assert not (project / ".gitignore").exists()  # it would hide the project's files from git
