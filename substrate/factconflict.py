@@ -56,12 +56,21 @@ def fact_conflicts(answer: str, items: list[SubstrateItem]) -> list[tuple[int, i
     found: list[tuple[int, int]] = []
     for n, sentence in cited_sentences(answer, len(items)):
         words = _WORD.findall(sentence)
+        folded = {word.casefold() for word in words}
         for m, item in enumerate(items, 1):
             if m == n or (n, m) in found:
                 continue
-            if any(_contradicts(words, fact) for fact in _facts(item, words)):
+            # (a fact whose subject's first word the sentence lacks is not read further: a
+            # graph of thousands of triples costs a set look-up each)
+            facts = (f for f in _facts(item, words) if _first_word(f[0]) in folded)
+            if any(_contradicts(words, fact) for fact in facts):
                 found.append((n, m))
     return found
+
+
+def _first_word(phrase: str) -> str:
+    first = _WORD.search(phrase)
+    return first.group().casefold() if first else ""
 
 
 def _facts(item: SubstrateItem, words: list[str]) -> Iterator[tuple[str, str, str]]:
@@ -82,20 +91,30 @@ def _facts(item: SubstrateItem, words: list[str]) -> Iterator[tuple[str, str, st
             for name, value in item.payload.items()
             if fact_part(value) and not isinstance(value, bool) and len(str(value)) <= _SHORT
         }
-        for subject in fields.values():
+        for subject in filter(_a_name, fields.values()):
             if _phrase_at(words, subject) is not None:
                 for name, value in fields.items():
                     if value != subject:
                         yield subject, name, value
 
 
+def _a_name(value: str) -> bool:
+    """Whether a record's field value names something (``notify-service``, ``Dan Wu``,
+    ``INC-7``), not a state or a word (``open``, ``platform``) many rows share."""
+    return any(ch.isupper() or ch.isdigit() or ch in "-." for ch in value)
+
+
 def _contradicts(words: list[str], fact: tuple[str, str, str]) -> bool:
     subject, attribute, value = fact
     named = _attribute_terms(attribute)
-    if not named or _phrase_at(words, subject) is None or _phrase_at(words, value) is not None:
+    at = _phrase_at(words, subject)
+    if not named or at is None or _phrase_at(words, value) is not None:
         return False
     said = [_IRREGULAR.get(word.casefold(), word) for word in words]
-    places = [i for i, word in enumerate(said) if terms(word) & named]
+    # the attribute after the subject, as the fact reads: in "Carol manages Alice Smith",
+    # Alice Smith is who is managed, and (Alice Smith, manages, Bob) says nothing against it
+    after_subject = at + len(_WORD.findall(subject))
+    places = [i for i, word in enumerate(said) if i >= after_subject and terms(word) & named]
     if not named <= terms(" ".join(said)) or not places:
         return False
     after = places[-1] + 1

@@ -59,6 +59,10 @@ def test_a_fact_giving_another_value_is_a_disagreement(sentence: str, fact: Subs
         ("The Payments team owns Ledger.", _graph(["Payments team", "owns", "billing-api"])),
         # a record's field said, no value after it
         ("Dan Wu joined the team's rota.", _record(name="Dan Wu", team="Search")),
+        # the subject is what the sentence's verb is done to
+        ("Carol Diaz manages Alice Smith.", _graph(["Alice Smith", "manages", "Bob Jones"])),
+        # a state many rows share is no subject
+        ("The ticket is open, owner Alice.", _record(status="open", owner="Bob")),
     ],
 )
 def test_a_fact_the_sentence_does_not_contradict_is_no_disagreement(
