@@ -6,12 +6,14 @@ read the ignore rules alone left such files out, and removed the items they gave
 index (formats 2, 3 and 4, as git writes them; SHA-1 or SHA-256 object names) tells which
 paths are tracked without running git, which a machine may not have.
 
-An index this module cannot read (another format, damage) tracks nothing: the rules decide,
-as they did before.
+An index this module cannot read (another format, damage, or one written without its checksum,
+which tells the length of its object names) tracks nothing: the rules decide, as they did
+before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import struct
@@ -54,7 +56,7 @@ def tracked_in(top: Path) -> Tracked | None:
         info = os.stat(index)
     except OSError:
         return None
-    return _read(str(index), info.st_size, info.st_mtime_ns, _hash_bytes(top))
+    return _read(str(index), info.st_size, info.st_mtime_ns)
 
 
 def _index_path(top: Path) -> Path | None:
@@ -73,22 +75,27 @@ def _index_path(top: Path) -> Path | None:
     return (folder if folder.is_absolute() else top / folder) / "index"
 
 
-def _hash_bytes(top: Path) -> int:
-    """How long an object name is: 32 bytes in a repository made with SHA-256, else 20."""
-    try:
-        config = (top / ".git" / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return 20
-    return 32 if "sha256" in config.lower().replace(" ", "") else 20
+def _hash_bytes(data: bytes) -> int:
+    """How long the index's object names are, told by the checksum that ends it: SHA-1's 20
+    bytes, or SHA-256's 32 in a repository made with it.
+
+    Raises:
+        ValueError: the checksum is neither (damage; or git told to skip it, index.skipHash).
+    """
+    for digest in (hashlib.sha1, hashlib.sha256):
+        size = digest().digest_size
+        if len(data) > size and digest(data[:-size]).digest() == data[-size:]:
+            return size
+    raise ValueError("its checksum does not match (or was not written)")
 
 
 @lru_cache(maxsize=4)
-def _read(path: str, size: int, mtime_ns: int, hash_bytes: int) -> Tracked | None:
+def _read(path: str, size: int, mtime_ns: int) -> Tracked | None:
     """The index at ``path`` (its size and time key the cache: a commit changes them)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        return Tracked(frozenset(_paths(data, hash_bytes)))
+        return Tracked(frozenset(_paths(data, _hash_bytes(data))))
     except (OSError, ValueError, struct.error) as exc:
         log.debug("git index %s not read: %s", path, exc)
         return None

@@ -154,9 +154,11 @@ class _Walker:
         # the ignore files not read, told already (by real path: a folder walked through a
         # link has its rules read where it lies too)
         self.told_unread: set[str] = set()
-        # what the git repository the root lies in tracks, read when a rule first leaves
-        # something out (git ignores no tracked file); the root's path from its top
-        self.git: tuple[Tracked | None, str] | None = None
+        # the git repositories met, by the path of their top from the root ("": the one the
+        # root lies in): where the top is, and what it tracks, read when a rule first leaves
+        # something of it out (git ignores no tracked file)
+        self.repos: dict[str, Path | None] = {"": None}
+        self.tracked: dict[str, tuple[Tracked | None, str]] = {}
         # folders git's rules leave out, entered for the tracked files they hold alone
         self.only_tracked: set[str] = set()
 
@@ -295,22 +297,27 @@ class _Walker:
         folder they leave out), is walked all the same: git tracks it (a folder, a file in
         it), so its rules do not apply, and mixle's own (``.mixleignore``, the settings) do
         not leave it out."""
-        tracked, prefix = self.git_tracked()
-        if tracked is None or not tracked.holds(prefix + child, is_dir):
+        tracked, path = self.git_tracked(child)
+        if tracked is None or not tracked.holds(path, is_dir):
             return False
         own = (s for s in rules.sets if s.mixle or s is self.settings_rules)
         return not IgnoreStack(tuple(own)).ignored(child, name, is_dir)
 
-    def git_tracked(self) -> tuple[Tracked | None, str]:
-        """What the repository around the root tracks, and the root's path from its top."""
-        if self.git is None:
-            top = work_tree_top(Path(self.root))
-            if top is None:
-                self.git = (None, "")
-            else:
-                inner = Path(self.root).relative_to(top).as_posix()
-                self.git = (tracked_in(top), "" if inner == "." else inner + "/")
-        return self.git
+    def git_tracked(self, child: str) -> tuple[Tracked | None, str]:
+        """What the innermost repository holding ``child`` tracks, and ``child``'s path from
+        its top."""
+        top = max((r for r in self.repos if not r or child.startswith(r + "/")), key=len)
+        if top not in self.tracked:
+            where = self.repos[top]
+            if top:  # a nested repository: its top is met by the walk
+                self.tracked[top] = (tracked_in(where) if where else None, "")
+            else:  # the one the root lies in, at or above it
+                above = work_tree_top(Path(self.root))
+                inner = Path(self.root).relative_to(above).as_posix() if above else "."
+                known = tracked_in(above) if above else None
+                self.tracked[top] = (known, "" if inner == "." else inner + "/")
+        tracked, prefix = self.tracked[top]
+        return tracked, prefix + (child[len(top) + 1 :] if top else child)
 
     def rules_below(
         self, dirpath: str, rel: str, rules: IgnoreStack, names: set[str]
@@ -319,6 +326,7 @@ class _Walker:
         ``names``, given ``rules``, those of the folder holding it."""
         names = names & _RULE_NAMES
         if ".git" in names and rel:  # a nested repository: not the outer one's git rules
+            self.repos[rel] = Path(dirpath)  # nor does the outer one's index track its files
             own = IgnoreStack()
             own = self.with_file(own, exclude_rules(Path(dirpath), base=rel), dirpath, rel)
             own = own.push(self.settings_rules)  # in the order the root has them

@@ -7,6 +7,7 @@ import shutil
 import struct
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def _index(paths: list[str], version: int = 2, hash_bytes: int = 20) -> bytes:
             entry += b"\0" * (-len(entry) % 8)
         data += entry
         previous = name
-    return data + hashlib.sha1(data).digest()
+    return data + (hashlib.sha1 if hash_bytes == 20 else hashlib.sha256)(data).digest()
 
 
 PATHS = ["build/keep.txt", "build/sub/deep.txt", "docs/a.txt", "docs/b.txt", "é x/ü.md"]
@@ -58,8 +59,8 @@ def test_the_index_s_paths_are_read_in_each_format(
 ) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "index").write_bytes(_index(PATHS, version, hash_bytes))
-    if hash_bytes == 32:
-        (tmp_path / ".git" / "config").write_text("[extensions]\n\tobjectFormat = sha256\n")
+    # (its configuration is not read: a remote named sha256-tools misled a first version)
+    (tmp_path / ".git" / "config").write_text('[remote "o"]\n\turl = x/sha256-tools.git\n')
     _read.cache_clear()
     tracked = tracked_in(tmp_path)
     assert tracked is not None and tracked.files == frozenset(PATHS)
@@ -67,9 +68,18 @@ def test_the_index_s_paths_are_read_in_each_format(
     assert not tracked.holds("build/sub", False) and not tracked.holds("nothing", True)
 
 
-def test_an_index_not_read_here_tracks_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda index: b"DIRC" + struct.pack(">II", 9, 1) + bytes(80),  # another format
+        lambda index: index[:-1] + bytes([index[-1] ^ 1]),  # its checksum wrong
+        lambda index: index[:-20] + bytes(20),  # no checksum (index.skipHash)
+        lambda index: index[:30],  # cut short
+    ],
+)
+def test_an_index_not_read_here_tracks_nothing(tmp_path: Path, damage: Any) -> None:
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".git" / "index").write_bytes(b"DIRC" + struct.pack(">II", 9, 1) + bytes(80))
+    (tmp_path / ".git" / "index").write_bytes(damage(_index(PATHS)))
     _read.cache_clear()
     assert tracked_in(tmp_path) is None
 
@@ -101,6 +111,18 @@ def test_a_tracked_file_an_ignore_rule_matches_is_ingested_as_git_keeps_it(
     (root / ".git" / "index").write_bytes(_index([*PATHS[:4], "docs/kept.log"]))
     _read.cache_clear()
     assert _walked(root) == {"build/keep.txt", "build/sub/deep.txt", "docs/a.txt", "docs/kept.log"}
+
+
+def test_a_repository_inside_the_folder_named_keeps_its_tracked_files_too(
+    tmp_path: Path,
+) -> None:
+    """Named from above (`mixle ingest ~/src`), the repository's tracked files were left out
+    again, and the items an ingest of the repository itself had stored were removed."""
+    root = _repo(tmp_path / "src" / "repo")
+    (root / ".git").mkdir()
+    (root / ".git" / "index").write_bytes(_index(["build/keep.txt", "docs/kept.log"]))
+    _read.cache_clear()
+    assert {"repo/build/keep.txt", "repo/docs/kept.log"} <= _walked(tmp_path / "src")
 
 
 def test_without_an_index_the_rules_alone_decide(tmp_path: Path) -> None:
