@@ -351,7 +351,8 @@ class LogFile:
         """
         off: list[tuple[int, int, int]] = []
         found = line = offset = 0
-        batch: set[bytes] = set()
+        batch: set[int] = set()  # the batch's lines by their hash: a compacted log is one
+        # batch, which must not be held whole
         with self.path.open("rb") as fh:
             for raw in fh:
                 if offset >= end:
@@ -365,9 +366,9 @@ class LogFile:
                     found = 0
                     batch.clear()
                 elif raw.strip() and not (line == 1 and raw.startswith(HEADER_PREFIX)):
-                    line_text = raw.rstrip(b"\r\n")
-                    found += line_text not in batch
-                    batch.add(line_text)
+                    key = hash(raw.rstrip(b"\r\n"))  # (64 bits: a chance collision is negligible)
+                    found += key not in batch
+                    batch.add(key)
         return off
 
     def line_number(self, offset: int) -> int:
