@@ -378,14 +378,21 @@ def _grouped_skips(by_reason: dict[str, list[FileOutcome]]) -> list[str]:
         if len(kinds) > 5:
             shown.append(f"{len(kinds) - 5} more kind(s)")
         hint = ""
-        if reason == UNSUPPORTED and _PLAIN_EXTENSION.fullmatch(commonest[0][0]):  # code, say
+        if reason == UNSUPPORTED and commonest[0][0].lower() in TEXT_EXTENSIONS:
             hint = f"; --as-text '*{commonest[0][0]}' reads such files as plain text"
         lines.append(f"skipped: {len(files):,} files: {reason} ({', '.join(shown)}){hint}")
     return lines
 
 
 UNSUPPORTED = "unsupported format"  # (the reason a walk gives a file of no format it reads)
-_PLAIN_EXTENSION = re.compile(r"\.[A-Za-z0-9_+-]{1,12}")
+# Extensions of files that are text, source code and configuration, which --as-text reads
+# well (not .png or .so: a binary file is passed over whatever the option says)
+TEXT_EXTENSIONS = frozenset(
+    ".py .pyi .js .mjs .cjs .ts .tsx .jsx .go .rs .java .kt .kts .scala .c .h .cc .cpp .hpp "
+    ".cs .rb .php .pl .lua .r .swift .m .sh .bash .zsh .fish .ps1 .bat .sql .yaml .yml .toml "
+    ".ini .cfg .conf .properties .env .xml .html .htm .css .scss .vue .svelte .tf .proto "
+    ".graphql .gradle .cmake .mk .ex .exs .erl .hs .clj .dart .el .vim .adoc .org .tex".split()
+)
 
 
 def ingest(

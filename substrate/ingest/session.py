@@ -722,10 +722,14 @@ class IngestSession:
         if fmt is None:
             if asked_for:
                 self.settle(self.unknown_format, source, key)
-            elif self.cache.get(key) is not None:  # read as text before: pruned, and told so
-                self.unclaimed.add(key)
             else:
                 self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
+                state = self.cache.get(key)
+                if state is not None and state.options == self.cache_key:
+                    # read as plain text under these options before (--as-text): it loses
+                    # its items, as a file gone does (one read with other options, such as
+                    # --as text, keeps them, as a file skipped does)
+                    self.unclaimed.add(key)
             return None
         digest = self.known_hash(key)
         size, mtime_ns = entry.size, entry.mtime_ns

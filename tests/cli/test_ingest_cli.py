@@ -1305,6 +1305,12 @@ def test_many_files_skipped_alike_are_counted_by_kind_on_one_line(mixle, tmp_pat
     assert not any("m3.py" in line or "larger than" in line for line in lines)
     few = mixle("ingest", str(tree / "k.yaml"), str(tree / "m1.py"), "--as", "docs")
     assert few.exit_code == 0
+    for i in range(12):  # a binary file's extension is not offered
+        (tree / f"i{i}.png").write_bytes(b"\x89PNG" + bytes(64))
+    pictures = mixle("--shard", str(tmp_path / "p"), "ingest", str(tree)).stderr
+    assert "(.png 12, .py 12" in pictures and "--as-text '*.png'" not in pictures
+    for i in range(12):
+        (tree / f"i{i}.png").unlink()
     code = mixle("--shard", str(tmp_path / "code"), "ingest", str(tree), "--as-text", "*.py")
     assert code.exit_code == 0 and "skipped: 2 files" not in code.stderr
     assert "13 added" in code.stderr  # the .py files and the note; the rest named, skipped

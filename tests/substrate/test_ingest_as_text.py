@@ -62,6 +62,16 @@ def test_a_file_no_pattern_takes_any_longer_loses_its_items(repo: Path) -> None:
         ["src/retry.py", "src/vendored.py"],
         "of no format mixle reads, and no as_text pattern takes it now",
     )
+    assert reread.files_not_reached == 0 and not reread.cancelled  # (the counts add up)
+
+
+def test_a_file_read_with_other_options_keeps_its_items_as_before(repo: Path) -> None:
+    """One read as text by --as text (other options, another cache entry) is skipped by a
+    run without them, its items kept, as before as_text was known."""
+    store = Substrate(repo.parent / "shard")
+    ingest_path(store, repo / "src", as_format="text")
+    report = ingest_path(store, repo / "src", rehash=True)
+    assert report.items_removed == 0 and report.files_skipped == 2
 
 
 @pytest.mark.parametrize("patterns", [[""], ["# a comment"], [3], b"*.py"])
