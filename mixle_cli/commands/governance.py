@@ -501,8 +501,10 @@ def grant_cmd(
     """
     app_state = state(ctx)
     acting = app_state.acting_name(by)
-    # (asked first: once granted, the scope has an approver, and is known)
-    swapped = _known_scope(app_state, who) and not _known_scope(app_state, scope)
+    # a shared scope named as the approver (approvers are people or teams, and a team's name
+    # is its scope's), and a scope that holds nothing: asked first, as once granted the
+    # scope has an approver, and is known
+    swapped = who in _shared(app_state) and not _known_scope(app_state, scope)
     changed = grant_approver(
         app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
     )
@@ -512,9 +514,9 @@ def grant_cmd(
         output.emit_text(f"{who} may approve for {scope}" + ("" if changed else " (already could)"))
     if changed and swapped:
         output.note(  # `mixle grant public bob`: the two swapped
-            f"note: {safe_repr(who)} is a scope, and {safe_repr(scope)} holds nothing you can "
-            f"read: the approver's name comes first (`mixle grant NAME SCOPE`); undo this "
-            f"with `mixle revoke {who} {scope}`"
+            f"note: {safe_repr(who)} is a shared scope, and {safe_repr(scope)} holds nothing "
+            f"you can read: the approver's name comes first (`mixle grant NAME SCOPE`); undo "
+            f"this with `mixle revoke {who} {scope}`"
         )
 
 

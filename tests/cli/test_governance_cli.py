@@ -353,10 +353,12 @@ def test_a_grant_whose_two_names_look_swapped_says_so(mixle: Run, add: Add) -> N
     add("ops", "a note", scope="public")
     swapped = mixle("grant", "public", "bob")
     assert swapped.exit_code == 0  # done as asked: a name may be a scope's too
-    assert "'public' is a scope, and 'bob' holds nothing you can read" in swapped.stderr
+    assert "'public' is a shared scope, and 'bob' holds nothing you can read" in swapped.stderr
     assert "mixle revoke public bob" in swapped.stderr
     assert "note" not in mixle("grant", "bob", "public").stderr
     assert "note" not in mixle("grant", "carol", "drafts").stderr  # a new scope's first
+    # a team approving for a new scope: a team's name is its scope's
+    assert "note" not in mixle("grant", "ops", "releases").stderr
 
 
 def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Path) -> None:
