@@ -22,7 +22,7 @@ from substrate.secrets.commands import (
 )
 from substrate.secrets.entropy import char_classes, shannon
 from substrate.secrets.hits import MASK_LEAD, Accepted, Hit
-from substrate.secrets.keynames import classify_key, is_glued_name
+from substrate.secrets.keynames import classify_key, is_glued_name, names_a_password
 from substrate.secrets.placeholders import (
     credential_ok,
     is_name_like,
@@ -328,8 +328,14 @@ def _assignment_valid(
     if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
         return False
     quote = m.groupdict().get("kq")
-    if quote and "," in between and text[m.start("key") - 1 : m.start("key")] != quote:
-        return False  # log('web auth', 'got response'): a pair's key is all its quotes hold
+    if (
+        quote
+        and "," in between
+        and text[m.start("key") - 1 : m.start("key")] != quote
+        and any(ch.isspace() for ch in secret)
+        and not names_a_password(key)
+    ):  # a phrase's last word, then words: log('web auth', 'got response'), where a path's
+        return False  # ('secret/api-token', '...') or a password's ('db password') is a key
     if _FETCH_CREDENTIALS.fullmatch(secret) and key.lower().endswith("credentials"):
         return False  # fetch(url, {credentials: 'include'}): whether cookies are sent
     return worth_reporting(

@@ -283,6 +283,12 @@ def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
         "smb://user[:{}]@host/share",  # a password filled into the notation is one still
         "('password', '{}')",  # a pair's key quoted alone
         '{{"facebook access_token": "{}"}}',  # a quoted key of two words, then its value
+        # a pair's key after a path or a phrase (a vault's, a cache's)
+        "vault.write('secret/api-token', '{}')",
+        'kv.put("prod/db_password", "{}")',
+        'redis.set("session:api_key", "{}")',
+        "client.set('github token', '{}')",
+        "('admin password', '{} and more')",  # a passphrase under a password's name
     ],
 )
 def test_a_password_beside_what_no_longer_counts_is_found(line: str) -> None:
