@@ -518,10 +518,11 @@ def _reported(path: str, hits: list[Hit]) -> str:
 
 
 def _first_written(text: str, start: int, end: int) -> int:
-    """Where a secret spanning ``start:end`` is first written: past the line break it may
-    begin with (a private key's body starts at the end of its BEGIN line)."""
-    while start < end - 1 and text[start] in "\r\n":
-        start += 1
+    """Where a secret spanning ``start:end`` is said to start: a private key's body begins
+    with the line break that ends its BEGIN line, a column past that line's end, so it is
+    placed where that line starts (where its preview and an allow marker are read)."""
+    if start < end - 1 and text[start] in "\r\n":
+        return text.rfind("\n", 0, start) + 1
     return start
 
 

@@ -36,13 +36,17 @@ def test_line_column_and_preview() -> None:
     assert GH not in repr(f.as_dict())
 
 
-def test_a_private_key_is_placed_where_its_body_starts_not_past_its_first_line() -> None:
-    """The block was reported at line 1, column 36: the end of a 35-character BEGIN line."""
+def test_a_private_key_is_placed_where_its_begin_line_starts_not_past_its_end() -> None:
+    """The block was reported at line 1, column 36: the end of a 35-character BEGIN line. It
+    is placed on that line, whose preview is shown and where an allow marker is read."""
     body = "\n".join(rnd(70) for _ in range(5))
     text = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"
-    [f] = scan_text(text, path="id_ed25519").findings
+    [f] = scan_text(f"# a key\n{text}", path="id_ed25519").findings
     assert (f.rule, f.line, f.column) == ("private_key_block", 2, 1)
     assert f.preview == "-----BEGIN OPENSSH PRIVATE KEY-----"
+    allowed = text.replace("KEY-----\n", "KEY----- mixle:allow\n", 1)
+    marked = scan_text(allowed, path="id_ed25519")
+    assert not marked.findings and marked.suppressed == 1
 
 
 def test_each_finding_on_a_long_line_shows_its_own_part_of_it() -> None:
