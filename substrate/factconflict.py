@@ -74,8 +74,9 @@ def _first_word(phrase: str) -> str:
 
 
 def _facts(item: SubstrateItem, words: list[str]) -> Iterator[tuple[str, str, str]]:
-    """``(subject, attribute, value)`` of ``item``: a graph's triples, and a record's fields
-    of a row whose other field names what the sentence of ``words`` speaks of."""
+    """``(subject, attribute, value)`` of ``item``: a graph's triples, and a record's other
+    fields where its first (the row's key, as a table's first column is: a service, a
+    person, an incident) names what the sentence of ``words`` speaks of."""
     if item.kind == "graph":
         triples = item.payload.get("triples")
         for triple in triples if isinstance(triples, list) else ():
@@ -91,11 +92,17 @@ def _facts(item: SubstrateItem, words: list[str]) -> Iterator[tuple[str, str, st
             for name, value in item.payload.items()
             if fact_part(value) and not isinstance(value, bool) and len(str(value)) <= _SHORT
         }
-        for subject in filter(_a_name, fields.values()):
-            if _phrase_at(words, subject) is not None:
-                for name, value in fields.items():
-                    if value != subject:
-                        yield subject, name, value
+        first = next(iter(item.payload.values()), None)  # (a value another field shares,
+        # "sev1" of an incident, is no subject: the row is not about it)
+        subject = str(first) if first is not None else ""
+        if (
+            subject in fields.values()
+            and _a_name(subject)
+            and _phrase_at(words, subject) is not None
+        ):
+            for name, value in fields.items():
+                if value != subject:
+                    yield subject, name, value
 
 
 def _a_name(value: str) -> bool:

@@ -61,8 +61,12 @@ def test_a_fact_giving_another_value_is_a_disagreement(sentence: str, fact: Subs
         ("Dan Wu joined the team's rota.", _record(name="Dan Wu", team="Search")),
         # the subject is what the sentence's verb is done to
         ("Carol Diaz manages Alice Smith.", _graph(["Alice Smith", "manages", "Bob Jones"])),
-        # a state many rows share is no subject
+        # a state many rows share is no subject, nor is a value beside the row's key
         ("The ticket is open, owner Alice.", _record(status="open", owner="Bob")),
+        (
+            "incident: INC-103; severity: sev1; commander: Eve Park.",
+            _record(incident="INC-101", severity="sev1", commander="Dan Wu"),
+        ),
     ],
 )
 def test_a_fact_the_sentence_does_not_contradict_is_no_disagreement(
