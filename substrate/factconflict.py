@@ -4,11 +4,12 @@ agent's trace) beside the record {service: notify-service, port: 7070}. Sentence
 with sentences in ``substrate.disagreement``; a fact of a graph or a record is no sentence,
 so an answer quoting one side of such a pair looked settled.
 
-A fact (subject, attribute, value) contradicts a sentence that names its subject and says its
-attribute's words, gives no part of its value, and right after the attribute (past "in",
+A fact (subject, attribute, value) contradicts a sentence that names its subject, then says
+its attribute's words, gives no part of its value, and right after the attribute (past "in",
 "is", "the"...) gives another value of the same shape: a number for a number, a name for a
 name. Relations that hold many values ("Payments owns billing-api", "... owns the ledger")
-then seldom conflict: their other value stands elsewhere, or is of another shape.
+then seldom conflict: their other value stands elsewhere, or is of another shape. A graph's
+facts are its triples; a record's, its other fields, of the subject its first field names.
 """
 
 from __future__ import annotations
