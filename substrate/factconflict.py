@@ -56,17 +56,21 @@ def fact_conflicts(answer: str, items: list[SubstrateItem]) -> list[tuple[int, i
     what the sentence says another value; each pair once."""
     found: list[tuple[int, int]] = []
     for n, sentence in cited_sentences(answer, len(items)):
-        words = _WORD.findall(sentence)
-        folded = {word.casefold() for word in words}
         for m, item in enumerate(items, 1):
-            if m == n or (n, m) in found:
-                continue
-            # (a fact whose subject's first word the sentence lacks is not read further: a
-            # graph of thousands of triples costs a set look-up each)
-            facts = (f for f in _facts(item, words) if _first_word(f[0]) in folded)
-            if any(_contradicts(words, fact) for fact in facts):
+            if m != n and (n, m) not in found and contradicts(sentence, item):
                 found.append((n, m))
     return found
+
+
+def contradicts(sentence: str, item: SubstrateItem) -> bool:
+    """Whether a fact of ``item`` (a graph's, a record's) gives what ``sentence`` says
+    another value."""
+    words = _WORD.findall(sentence)
+    folded = {word.casefold() for word in words}
+    # (a fact whose subject's first word the sentence lacks is not read further: a graph of
+    # thousands of triples costs a set look-up each)
+    facts = (f for f in _facts(item, words) if _first_word(f[0]) in folded)
+    return any(_contradicts(words, fact) for fact in facts)
 
 
 def _first_word(phrase: str) -> str:

@@ -27,6 +27,7 @@ from substrate.context.compress import (
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError, require_text
+from substrate.factconflict import contradicts
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
 from substrate.notestatus import may_back, not_in_force
@@ -784,6 +785,12 @@ def check_factuality(
         backing = _saying(hits, claim, min_score, says, in_force=not proposals_back)
         if backing and says is content_overlap:
             backing = _uncontradicted(backing, hits, claim, min_score)
+        # a graph's or a record's fact giving it another value: the sources disagree, and
+        # which is right no text can tell (an agent's trace says 9999, the table 7070)
+        against = [(i, s) for i, s in hits if s >= min_score and contradicts(claim, i)]
+        if backing and against:
+            checked.append((claim, best, against[:1], {"contradicted": "true"}))
+            continue
         if backing:
             checked.append((claim, best, backing, None))
             continue

@@ -540,4 +540,6 @@ def _unsaid(near: dict[str, Any]) -> str:
         return f"says it, but was replaced by {replaced}"
     if status := near.get("not_in_force"):
         return f"says it, but calls itself {status!r}"
+    if near.get("contradicted"):
+        return "gives it another value: the sources disagree"
     return "does not say it"

@@ -92,3 +92,20 @@ def test_an_answer_quoting_a_note_a_triple_contradicts_says_they_disagree() -> N
     pair = tuple(sorted((ids.index("note") + 1, ids.index("fact") + 1)))
     assert result.disagreements() == [pair]
     assert f"[{pair[0]}] and [{pair[1]}] disagree" in result.note
+
+
+def test_verify_calls_a_claim_a_stored_fact_gives_another_value_unsupported() -> None:
+    """An agent's trace saying port 9999 backed the claim though the service table says 7070:
+    both claims were supported."""
+    from substrate.factuality import check_factuality
+
+    shard = Substrate()
+    shard.add("record", "", payload={"service": "notify-service", "port": 7070}, id="table")
+    shard.add("trace", "notify-service uses port 9999.", id="trace")
+    receipt = check_factuality(
+        shard, "The notify-service port is 7070. The notify-service uses port 9999."
+    )
+    told, other = receipt.verdicts
+    assert told.supported and not other.supported
+    assert other.nearest is not None and other.nearest["contradicted"] == "true"
+    assert other.nearest["id"] == "table"
