@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from substrate.derived import derived_dir, failure
 from substrate.errors import ShardError
 from substrate.limits import VERIFY_ON_OPEN_BYTES
-from substrate.replacing import replacing
+from substrate.replacing import open_temporary, replacing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -287,7 +287,7 @@ def write_catalog(
     head = _HEADER.pack(MAGIC, name, watermark, count, next_seq, checksum, seal)
     try:
         derived_dir(path.parent)
-        with replacing(path) as tmp, tmp.open("wb") as fh:
+        with replacing(path) as tmp, open_temporary(tmp) as fh:
             fh.write(head)
             fh.write(body)
     except OSError as exc:

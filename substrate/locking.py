@@ -62,8 +62,9 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
 def _open(path: Path) -> int:
     try:
         try:
-            # never through a link: a dangling one would make a file wherever it points
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            # never through a link: a dangling one would make a file wherever it points; the
+            # umask decides its bits (a team's share, umask 002: every member may lock it)
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         except IsADirectoryError:  # a folder is locked as it is: no lock file in it
             return os.open(path, os.O_RDONLY)
         except OSError as exc:  # ... but a folder is only read: a link to one will do

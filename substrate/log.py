@@ -48,7 +48,12 @@ from substrate.logend import (
     read_note,
     refuse_lost_commits,
 )
-from substrate.replacing import remove_abandoned_temporaries, replacing, sync_name
+from substrate.replacing import (
+    open_temporary,
+    remove_abandoned_temporaries,
+    replacing,
+    sync_name,
+)
 
 log = logging.getLogger(__name__)
 
@@ -507,7 +512,7 @@ class LogFile:
         if os.path.lexists(self.path) and not self.path.is_file():
             raise ShardError(f"cannot write {self.path}: not a regular file")
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o666)  # (the umask decides)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
         try:
@@ -653,7 +658,10 @@ class LogFile:
         offsets = []
         pos = len(header)
         try:
-            with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
+            with (
+                replacing(self.path, follow=True, durable=True) as tmp,
+                open_temporary(tmp) as fh,
+            ):
                 fh.write(header)
                 for line in lines:
                     # a legacy log's last line may lack its line break: it must not run into

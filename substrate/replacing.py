@@ -12,6 +12,7 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +29,34 @@ def replacing(path: Path, *, follow: bool = False, durable: bool = False) -> Ite
     """
     tmp = path.with_name(temporary_name(path.name))
     try:
+        create_new(tmp)
         yield tmp
         replace_file(tmp, path, follow=follow, durable=durable)
     except BaseException:
         with contextlib.suppress(OSError):  # the folder itself may be what went wrong
             tmp.unlink(missing_ok=True)
         raise
+
+
+def create_new(tmp: Path) -> None:
+    """Create ``tmp`` as a new, empty file of this process's own. A file or a link found at
+    the name (another user who may write to the folder can foresee it: it names the process)
+    is removed, never written through: opened through a link, the write would go to any file
+    of this user's, and the permission bits given to it after would open that file up."""
+    for _ in range(2):
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
+            return
+        except FileExistsError:
+            os.unlink(tmp)  # (a link is removed itself, not what it leads to)
+    raise FileExistsError(errno.EEXIST, "made again as it was removed", str(tmp))
+
+
+def open_temporary(tmp: str | os.PathLike[str], mode: str = "wb") -> Any:
+    """``tmp`` (which ``replacing`` made) opened to write, never through a link: one put in
+    its place since fails the write (ELOOP) instead of writing to where it leads."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    return os.fdopen(fd, mode, encoding="utf-8" if "b" not in mode else None)
 
 
 def made_read_only(path: Path) -> bool:
@@ -78,7 +101,7 @@ def replace_file(
         # index someone made mode 000) would be rebuilt on every run, and never read
         st = os.lstat(target)
         if stat.S_ISREG(st.st_mode):
-            os.chmod(tmp, stat.S_IMODE(st.st_mode) | stat.S_IRUSR)
+            _chmod_own(tmp, stat.S_IMODE(st.st_mode) | stat.S_IRUSR)
     try:
         os.replace(tmp, target)
     except OSError as exc:
@@ -87,6 +110,16 @@ def replace_file(
         _replace_across_devices(tmp, target)
     if durable:
         sync_name(target)
+
+
+def _chmod_own(path: str | os.PathLike[str], mode: int) -> None:
+    """Give the file at ``path`` these permission bits, through a descriptor opened without
+    following a link: a link put in its place is refused (ELOOP), not given them."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
 
 
 def sync_name(path: str | os.PathLike[str]) -> None:
@@ -136,7 +169,7 @@ def _followed(path: str | os.PathLike[str]) -> str:
     return target if os.path.isfile(target) else os.fspath(path)
 
 
-def open_derived(path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
+def open_derived(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int:
     """``os.open`` of a file mixle derives and writes in place (a note, a journal), never
     through a symbolic link: one found at ``path`` is removed and the file made anew."""
     try:

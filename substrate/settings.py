@@ -20,7 +20,14 @@ import tomli_w
 
 from substrate.derived import LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import made_read_only, replacing, sync_name, temporary_name
+from substrate.replacing import (
+    create_new,
+    made_read_only,
+    open_temporary,
+    replacing,
+    sync_name,
+    temporary_name,
+)
 from substrate.settingvalues import check_values
 
 log = logging.getLogger(__name__)
@@ -166,7 +173,10 @@ class Settings:
             raise ShardError(f"cannot write {self.path}: it is not writable")
         self._make_folder()
         try:
-            with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
+            with (
+                replacing(self.path, follow=True, durable=True) as tmp,
+                open_temporary(tmp) as fh,
+            ):
                 self._dump(fh, data)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
@@ -184,10 +194,11 @@ class Settings:
         aside = self.path.with_name(temporary_name(self.path.name))  # a killed write's is found
         data = self._encoded()
         try:
-            with aside.open("wb") as fh:
+            create_new(aside)  # (not through a link another user put at the name)
+            with open_temporary(aside) as fh:
                 self._dump(fh, data)
             try:
-                os.link(aside, self.path)
+                os.link(aside, self.path, follow_symlinks=False)
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise

@@ -55,7 +55,7 @@ import orjson
 
 from substrate.derived import SOURCE_FILES, derived_dir, failure, is_folder
 from substrate.log import Watermark
-from substrate.replacing import open_derived, replacing
+from substrate.replacing import open_derived, open_temporary, replacing
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +137,8 @@ def read_items(index_dir: Path, pair: str) -> dict[str, list[Any]] | None:
 def _write(path: Path, data: dict[str, Any]) -> bool:
     try:
         derived_dir(path.parent)
-        with replacing(path) as tmp:
-            tmp.write_bytes(orjson.dumps(data))
+        with replacing(path) as tmp, open_temporary(tmp) as fh:
+            fh.write(orjson.dumps(data))
     except OSError as exc:
         log.warning("cannot write %s (%s); it will be rebuilt next time", path, failure(path, exc))
         return False

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from substrate.derived import derived_dir
 from substrate.errors import ShardFormatError
-from substrate.replacing import remove_abandoned_temporaries, replacing
+from substrate.replacing import open_temporary, remove_abandoned_temporaries, replacing
 from substrate.search.coverage import Coverage
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.layout import (
@@ -166,7 +166,8 @@ def _write(table: pa.Table, path: Path, entry_offsets: np.ndarray | None = None)
     # decoding into wrong postings
     with (
         replacing(path) as tmp,
-        pq.ParquetWriter(tmp, table.schema, compression="zstd", write_page_checksum=True) as out,
+        open_temporary(tmp) as fh,
+        pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as out,
     ):
         for lo, hi in _groups(entry_offsets, table.num_rows) or [(0, 0)]:
             out.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))

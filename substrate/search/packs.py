@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.limits import VERIFY_ON_OPEN_BYTES
-from substrate.replacing import replacing
+from substrate.replacing import open_temporary, replacing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ def write_pack(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndar
         at = _aligned(at + data.nbytes)
     header = json.dumps({"meta": dict(meta), "arrays": table}, sort_keys=True).encode()
     start = _aligned(_PREFIX.size + len(header))
-    with replacing(path) as tmp, open(tmp, "wb") as fh:
+    with replacing(path) as tmp, open_temporary(tmp) as fh:
         fh.write(_PREFIX.pack(MAGIC, len(header), zlib.crc32(header)) + header)
         for name, array in arrays.items():
             fh.seek(start + table[name]["offset"])

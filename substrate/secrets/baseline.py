@@ -21,7 +21,7 @@ from typing import Any
 
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
 from substrate.locking import exclusive_lock
-from substrate.replacing import remove_abandoned_temporaries, replacing
+from substrate.replacing import open_temporary, remove_abandoned_temporaries, replacing
 from substrate.secrets.textscan import TextFinding
 
 BASELINE_VERSION = 1
@@ -138,7 +138,10 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
     # a write killed midway left its copy in the user's folder, where `git add` would take it
     remove_abandoned_temporaries(p.parent, p.name)
     try:
-        with replacing(p, follow=True, durable=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        with (
+            replacing(p, follow=True, durable=True) as tmp,
+            open_temporary(tmp, "w") as fh,
+        ):
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

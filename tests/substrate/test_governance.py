@@ -599,7 +599,7 @@ def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
 
     if not links:  # a file system without hard links: created exclusively instead
 
-        def refuse(*_: object) -> None:
+        def refuse(*_: object, **__: object) -> None:
             raise OSError(errno.EPERM, "links not supported")
 
         monkeypatch.setattr(os, "link", refuse)
@@ -625,7 +625,8 @@ def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
         written = broken._dump
 
         def full_disk(fh: Any, data: bytes) -> None:  # the copy aside fits; in place, not
-            if Path(fh.name).name == "mixle.toml":
+            # (the copy aside is written through its descriptor: named by its number)
+            if isinstance(fh.name, str) and Path(fh.name).name == "mixle.toml":
                 fh.write(b"format = 1\n[sha")
                 raise OSError(errno.ENOSPC, "No space left on device")
             written(fh, data)

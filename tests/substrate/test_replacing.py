@@ -232,3 +232,62 @@ def test_a_search_lock_that_is_a_link_is_said(
     s.save()
     assert s.search("beta", 1)
     assert "without its lock" in caplog.text and not (tmp_path / "elsewhere").exists()
+
+
+def _victim(tmp_path: Path) -> Path:
+    """A file of the user's own elsewhere, that no write of mixle's may touch."""
+    victim = tmp_path / "elsewhere" / "id_key"
+    victim.parent.mkdir()
+    victim.write_text("KEY\n")
+    victim.chmod(0o600)
+    return victim
+
+
+def test_a_link_put_at_the_temporary_s_name_is_not_written_through(tmp_path: Path) -> None:
+    """Another user who may write to the folder can foresee the name (it names the process):
+    the write went to the file the link led to, and its mode was opened up after it."""
+    from substrate.replacing import open_temporary, temporary_name
+
+    target = tmp_path / "index" / "offsets.bin"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+    target.chmod(0o666)
+    victim = _victim(tmp_path)
+    (target.parent / temporary_name(target.name)).symlink_to(victim)
+    with replacing(target) as tmp, open_temporary(tmp) as fh:
+        fh.write(b"new")
+    assert target.read_bytes() == b"new" and not target.is_symlink()
+    assert victim.read_text() == "KEY\n" and (victim.stat().st_mode & 0o777) == 0o600
+
+
+def test_a_link_swapped_in_while_writing_fails_the_write_and_touches_nothing(
+    tmp_path: Path,
+) -> None:
+    from substrate.replacing import open_temporary
+
+    target = tmp_path / "catalog.bin"
+    target.write_bytes(b"old")
+    victim = _victim(tmp_path)
+    with pytest.raises(OSError) as failed, replacing(target) as tmp:
+        tmp.unlink()
+        tmp.symlink_to(victim)
+        with open_temporary(tmp) as fh:
+            fh.write(b"new")
+    assert failed.value.errno == errno.ELOOP
+    assert victim.read_text() == "KEY\n" and target.read_bytes() == b"old"
+
+
+def test_the_files_a_shard_makes_take_the_umask_s_bits(tmp_path: Path) -> None:
+    """A team's share (umask 002): `.lock`, `items.jsonl` and `index/log-end.json` were made
+    0644 whatever the umask, and the next member could not take the lock."""
+    from substrate.store import Substrate
+
+    old = os.umask(0o002)
+    try:
+        store = Substrate(tmp_path / "kb")
+        store.add("text", "team note")
+        store.save()
+    finally:
+        os.umask(old)
+    for name in (".lock", "items.jsonl", "index/log-end.json", "mixle.toml"):
+        assert (tmp_path / "kb" / name).stat().st_mode & 0o777 == 0o664, name
