@@ -100,9 +100,7 @@ class Ticket(NamedTuple):
         known_hash: the content hash stored last time with the same options ("" if none).
         data: a stream's content.
         within: the folder (or file) ingested: the file read must still lie in it, however
-            its path was changed since the walk (a link put in its place).
-        ident: the (device, inode) the walk found: another file opened is checked against
-            ``within``.
+            its path was changed since the walk (a link put in its place, or in a folder's).
         stamp: the walk's ``file_stamp`` of it (0 for a stream), kept with its state.
 
     A named tuple: one is made for every file to read, and most are sent to a worker.
@@ -117,7 +115,6 @@ class Ticket(NamedTuple):
     known_hash: str = ""
     data: bytes | None = None
     within: str | None = None
-    ident: tuple[int, int] | None = None
     stamp: int = 0
 
 
@@ -236,9 +233,7 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     if data is None:
         assert ticket.path is not None
         try:
-            data, binary = read_unless_binary(
-                ticket.path, ticket.within, ticket.ident, options.max_read
-            )
+            data, binary = read_unless_binary(ticket.path, ticket.within, options.max_read)
         except FileNotFoundError:
             return Prepared(GONE)
         except OSError as exc:

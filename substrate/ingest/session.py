@@ -742,7 +742,6 @@ class IngestSession:
             mtime_ns,
             digest,
             within=self.within,
-            ident=entry.ident,
             stamp=entry.stamp,
         )
 

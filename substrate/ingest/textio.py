@@ -181,7 +181,6 @@ def _open_regular(path: str, *, follow: bool = True) -> tuple[int, os.stat_resul
 def read_unless_binary(
     path: str,
     within: str | None = None,
-    ident: tuple[int, int] | None = None,
     limit: int | None = None,
 ) -> tuple[bytes, bool]:
     """Read a whole file, unless its first 8 KiB show it is binary.
@@ -191,10 +190,10 @@ def read_unless_binary(
 
     Args:
         path: the file.
-        within: a real path (a folder, or the file itself) the file must lie in.
-        ident: the (device, inode) of the file when it was listed. Another file found at
-            ``path`` now (replaced since: by an editor's save, or by a link) must lie in
-            ``within``, so that no link put in its place leads out of it.
+        within: a real path (a folder, or the file itself) the file opened must lie in,
+            however its path was changed since it was listed: a link put in its place, or in
+            the place of a folder on its way (the folder swapped for a link between two
+            listings would have the walk list, and read, another user's files).
         limit: the most bytes to hold: a file that grew past it since it was listed (a log
             being written) is not read on.
 
@@ -204,8 +203,9 @@ def read_unless_binary(
     """
     fd, info = _open_regular(path)
     try:
-        replaced = ident is not None and ident != (info.st_dev, info.st_ino)
-        if replaced and within is not None and not _opened_within(fd, path, within):
+        # (asked of every file, not only one replaced since it was listed: a folder swapped for
+        # a link before it was listed gives files of the same identity, found where it leads)
+        if within is not None and not _opened_within(fd, path, within):
             raise OSError(errno.EXDEV, "it leads out of the folder ingested (changed since listed)")
         head = os.read(fd, BINARY_PROBE_BYTES)
         if is_binary(head):

@@ -555,6 +555,22 @@ def test_short_reads_do_not_cut_a_file(tmp_path: Path, monkeypatch: pytest.Monke
     assert not binary and data == path.read_bytes()
 
 
+def test_a_file_found_through_a_folder_swapped_for_a_link_is_not_read(tmp_path: Path) -> None:
+    """Another user swapped a folder of a tree they control for a link to the victim's
+    private folder, between the listing of its parent and its own: its files were listed
+    where the link led, with their own identity, and read into the shard."""
+    private = tmp_path / "home" / "private"
+    private.mkdir(parents=True)
+    (private / "diary.md").write_text("codename bluefalcon\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "zzz").symlink_to(private)  # the swap, done: what the walk listed lies there
+    with pytest.raises(OSError, match="leads out of the folder ingested"):
+        read_unless_binary(str(tree / "zzz" / "diary.md"), str(tree))
+    (tree / "own.md").write_text("a note\n")
+    assert read_unless_binary(str(tree / "own.md"), str(tree)) == (b"a note\n", False)
+
+
 def test_a_save_interrupted_twice_leaves_no_half_change_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

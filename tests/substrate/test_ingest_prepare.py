@@ -36,7 +36,6 @@ def _ticket(path: Path, fmt: str = "markdown", known_hash: str = "") -> Ticket:
         info.st_mtime_ns if info else 0,
         known_hash,
         within=str(path.parent),
-        ident=(info.st_dev, info.st_ino) if info else None,
     )
 
 
