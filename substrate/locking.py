@@ -7,10 +7,11 @@ import fcntl
 import logging
 import math
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from substrate.errors import ShardError
@@ -21,6 +22,31 @@ _held = threading.local()  # the lock files this thread holds: a nested request 
 
 class LockBusy(ShardError):
     """Another process holds the lock, and the caller would not wait for it."""
+
+
+def shard_lock(path: Path, *, wait: bool = True) -> AbstractContextManager[None]:
+    """``exclusive_lock`` of a shard's writers' lock file ``path``, in a folder that is no
+    shared one (``refuse_shared_folder``)."""
+    refuse_shared_folder(path.parent)
+    return exclusive_lock(path, wait=wait)
+
+
+def refuse_shared_folder(folder: Path) -> None:
+    """Refuse to write a shard in a folder anyone may write to that is shared (``/tmp``
+    itself, ``/dev/shm``: sticky) or another user's (a folder of mode 777 someone made): there
+    another user could plant the shard's files before they are made, or replace them, and
+    read what it holds. (A folder of the user's own that shows mode 777, as a FAT drive or
+    Windows' drives under WSL show every folder, is theirs.)"""
+    try:
+        info = os.stat(folder)
+    except OSError:  # not there yet: the caller makes it, with the umask's bits
+        return
+    shared = info.st_mode & stat.S_ISVTX or info.st_uid != os.getuid()
+    if info.st_mode & stat.S_IWOTH and shared:
+        raise ShardError(
+            f"{folder} may be written by anyone: another user could replace the shard's files "
+            f"or read them; keep the shard in a folder of its own (--shard {folder / 'kb'})"
+        )
 
 
 @contextmanager

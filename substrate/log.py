@@ -38,7 +38,7 @@ import orjson
 from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import nesting_problem, record_problem
-from substrate.locking import exclusive_lock
+from substrate.locking import shard_lock
 from substrate.logend import (
     LEGACY,
     Note,
@@ -424,7 +424,7 @@ class LogFile:
                 process holds the lock.
         """
         # a reader must not wait for a long ingest: it reads the log whole meanwhile
-        with exclusive_lock(self.lock_path, wait=False):
+        with shard_lock(self.lock_path, wait=False):
             head = self.header()
             if head is None or head["generation"] != expected:
                 return self.generation()
@@ -466,7 +466,7 @@ class LogFile:
         lock: a stat taken later could already include another writer's batch.
         """
         self.root.mkdir(parents=True, exist_ok=True)
-        with exclusive_lock(self.lock_path):
+        with shard_lock(self.lock_path):
             if not self._swept:  # a compaction or settings write killed midway left its copy
                 remove_abandoned_temporaries(self.root)  # (as large as the log): once a run
                 remove_abandoned_temporaries(self.root / "index")  # and a catalog write
@@ -613,7 +613,7 @@ class LogFile:
         """
         with contextlib.ExitStack() as held:
             try:
-                held.enter_context(exclusive_lock(self.lock_path, wait=False))
+                held.enter_context(shard_lock(self.lock_path, wait=False))
             except ShardError:  # a writer at work, or a lock this process cannot take
                 self._refuse_damage_unlocked()
                 return

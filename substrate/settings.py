@@ -20,6 +20,7 @@ import tomli_w
 
 from substrate.derived import LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
+from substrate.locking import refuse_shared_folder
 from substrate.replacing import (
     create_new,
     made_read_only,
@@ -190,6 +191,7 @@ class Settings:
         """
         if self.path is None:
             return False
+        refuse_shared_folder(self.path.parent)  # (before anything is written there)
         self._make_folder()
         aside = self.path.with_name(temporary_name(self.path.name))  # a killed write's is found
         data = self._encoded()

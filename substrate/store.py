@@ -31,7 +31,7 @@ from substrate.errors import (
 )
 from substrate.item import SubstrateItem
 from substrate.itemline import encode, put_problem
-from substrate.locking import exclusive_lock
+from substrate.locking import shard_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
 from substrate.replacing import made_read_only
 from substrate.settings import Settings
@@ -355,7 +355,7 @@ class Substrate:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
         # the object's own lock first, as a save takes them: a thread saving meanwhile must
         # not hold one and wait for the other
-        with self._guard, exclusive_lock(self._log.lock_path, wait=wait):
+        with self._guard, shard_lock(self._log.lock_path, wait=wait):
             yield
 
     @_serialized
@@ -686,7 +686,7 @@ class Substrate:
         log_file = self._log
         if not log_file.path.exists() and not log_file.end_path.exists():
             return CompactStats(0, 0, 0)  # never written (nothing was saved): nothing to rewrite
-        with exclusive_lock(log_file.lock_path):
+        with shard_lock(log_file.lock_path):
             log_file.refuse_rewrite_over_a_loss()
             if not log_file.path.exists():  # (a note of its end, but never a commit)
                 return CompactStats(0, 0, 0)

@@ -608,7 +608,6 @@ def _before_the_lock(
     """Make ``change`` (another process's write) land just before the ``nth`` writer lock
     from now is taken; returns a list that holds True once it has."""
     import substrate.locking as locking
-    from substrate import log, store
 
     real, fired, taken = locking.exclusive_lock, [], [0]
 
@@ -619,8 +618,7 @@ def _before_the_lock(
             change()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(store, "exclusive_lock", changed_meanwhile)
-    monkeypatch.setattr(log, "exclusive_lock", changed_meanwhile)
+    monkeypatch.setattr(locking, "exclusive_lock", changed_meanwhile)  # (as shard_lock takes it)
     return fired
 
 

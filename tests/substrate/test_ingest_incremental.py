@@ -1779,7 +1779,7 @@ def test_the_log_is_checked_under_the_writer_lock(
 
 
 def _lock_not_taken(*args: Any, **kwargs: Any) -> Any:
-    """``exclusive_lock`` for a lock another process holds (or one that cannot be opened)."""
+    """``shard_lock`` for a lock another process holds (or one that cannot be opened)."""
     from substrate.locking import LockBusy
 
     raise LockBusy("held by another writer")
@@ -1803,7 +1803,7 @@ def test_the_log_is_checked_without_the_lock_when_it_cannot_be_taken(
         if why == "another writer holds the lock":
             fcntl.flock(other, fcntl.LOCK_EX)  # another open file: as another process
         else:
-            monkeypatch.setattr("substrate.log.exclusive_lock", _lock_not_taken)
+            monkeypatch.setattr("substrate.log.shard_lock", _lock_not_taken)
         with pytest.raises(CorruptShardError, match=r"items\.jsonl:2"):
             ingest_path(Substrate(shard), tree)
     assert (shard / "index" / "log-end.json").read_bytes() == note
@@ -1828,7 +1828,7 @@ def test_a_log_replaced_while_it_is_checked_without_the_lock_is_left_to_the_next
             log_path.write_bytes(renewed)
         raise LostCommitsError("what was read looks like a log that lost lines")
 
-    monkeypatch.setattr(log_module, "exclusive_lock", _lock_not_taken)
+    monkeypatch.setattr(log_module, "shard_lock", _lock_not_taken)
     monkeypatch.setattr(log_module, "refuse_lost_commits", refused)
     with pytest.raises(LostCommitsError):  # the same log all along: the refusal stands
         log_module.LogFile(shard).refuse_damage_before_a_write()

@@ -291,3 +291,26 @@ def test_the_files_a_shard_makes_take_the_umask_s_bits(tmp_path: Path) -> None:
         os.umask(old)
     for name in (".lock", "items.jsonl", "index/log-end.json", "mixle.toml"):
         assert (tmp_path / "kb" / name).stat().st_mode & 0o777 == 0o664, name
+
+
+def test_a_shard_is_not_written_in_a_shared_folder_anyone_may_write_to(tmp_path: Path) -> None:
+    """`--shard /dev/shm`, `/tmp` itself: another user may plant or replace the shard's files
+    there before they are made (the index, the lock), and read what it holds. A folder of
+    the user's own showing mode 777 (a FAT drive, Windows' drives under WSL) is theirs."""
+    from substrate.store import Substrate
+
+    shared = tmp_path / "shm"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    store = Substrate(shared)
+    store.add("text", "a note")
+    with pytest.raises(ShardError, match="may be written by anyone"):
+        store.save()
+    assert os.listdir(shared) == []
+    own = tmp_path / "fat"
+    own.mkdir()
+    own.chmod(0o777)
+    mine = Substrate(own)
+    mine.add("text", "a note")
+    mine.save()
+    assert Substrate(own).all()
