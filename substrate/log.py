@@ -50,6 +50,7 @@ from substrate.logend import (
 )
 from substrate.replacing import (
     open_temporary,
+    refuse_link_to_another_file,
     remove_abandoned_temporaries,
     replacing,
     sync_name,
@@ -131,6 +132,7 @@ class LogFile:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.path = root / LOG_FILE
+        refuse_link_to_another_file(self.path)
         self.lock_path = root / _LOCK_NAME
         self.end_path = root / INDEX_DIR / END_FILE
         self._swept = False  # abandoned temporary files removed (by the first append)

@@ -162,6 +162,28 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     os.unlink(tmp)
 
 
+def refuse_link_to_another_file(path: Path) -> None:
+    """Refuse a shard's own file (``items.jsonl``, ``mixle.toml``) that is a symbolic link to
+    a file of another name: one kept elsewhere on purpose keeps its name, where a shard from
+    elsewhere (a cloned repository's ``.mixle/``) could lead it to any file of its user's
+    (``~/.cargo/credentials.toml``), which mixle would read as its own and write over.
+
+    Raises:
+        ShardError: it is such a link.
+    """
+    if not os.path.islink(path):
+        return
+    target = os.path.realpath(path)
+    if os.path.basename(target) != path.name:
+        from substrate.errors import ShardError  # (errors imports nothing of this module)
+
+        raise ShardError(
+            f"{path} is a symbolic link to {target}, not to a file named {path.name}: mixle "
+            "reads and writes a shard's own files through a link only to a file of the same "
+            "name; remove the link if this shard is not yours"
+        )
+
+
 def _followed(path: str | os.PathLike[str]) -> str:
     """The regular file ``path`` leads to through links; ``path`` itself when it leads to
     anything else (nothing, a device, a folder)."""

@@ -25,6 +25,7 @@ from substrate.replacing import (
     create_new,
     made_read_only,
     open_temporary,
+    refuse_link_to_another_file,
     replacing,
     sync_name,
     temporary_name,
@@ -56,6 +57,7 @@ class Settings:
     @classmethod
     def load(cls, root: Path) -> Settings:
         path = root / SETTINGS_FILE
+        refuse_link_to_another_file(path)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:

@@ -183,13 +183,14 @@ def test_a_log_linked_to_nothing_or_a_linked_index_folder_is_refused(tmp_path: P
 
     shard = tmp_path / "clone"
     shard.mkdir()
-    (shard / "items.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    (tmp_path / "kept").mkdir()
+    (shard / "items.jsonl").symlink_to(tmp_path / "kept" / "items.jsonl")
     init_shard(shard)  # the link is left as it is, its target not made
     s = Substrate(shard)
     s.add("text", "hi")
     with pytest.raises(ShardError, match="not a regular file"):
         s.save()
-    assert not (tmp_path / "outside.jsonl").exists()
+    assert not (tmp_path / "kept" / "items.jsonl").exists()
     other = tmp_path / "other"
     s = Substrate(other)
     s.add("text", "x")
@@ -314,3 +315,24 @@ def test_a_shard_is_not_written_in_a_shared_folder_anyone_may_write_to(tmp_path:
     mine.add("text", "a note")
     mine.save()
     assert Substrate(own).all()
+
+
+@pytest.mark.parametrize("name", ["items.jsonl", "mixle.toml"])
+def test_a_shard_s_own_file_linked_to_a_file_of_another_name_is_refused(
+    tmp_path: Path, name: str
+) -> None:
+    """A cloned repository's `.mixle/mixle.toml` linked to `~/.cargo/credentials.toml`: mixle
+    read it as its settings, and `grant` wrote its approvers into it."""
+    from substrate.store import Substrate
+
+    victim = tmp_path / "elsewhere" / "credentials.toml"
+    victim.parent.mkdir()
+    victim.write_text('[registry]\ntoken = "abc"\n')
+    shard = tmp_path / "clone" / ".mixle"
+    shard.mkdir(parents=True)
+    (shard / name).symlink_to(victim)
+    with pytest.raises(ShardError, match=f"not to a file named {name}"):
+        store = Substrate(shard)
+        store.add("text", "hi")
+        store.save()
+    assert victim.read_text() == '[registry]\ntoken = "abc"\n'
