@@ -58,7 +58,15 @@ def find_shard(
         return Path(explicit).expanduser()
     if env.get("MIXLE_SHARD"):
         return Path(env["MIXLE_SHARD"]).expanduser()
-    return nearest_shard((cwd or Path.cwd()).resolve()) or default_shard_path(env)
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except FileNotFoundError:  # (a shell left in a folder removed since)
+            raise ShardError(
+                "the current folder no longer exists, so the shard of the folder around it "
+                "cannot be found: cd to a folder, or name the shard with --shard or MIXLE_SHARD"
+            ) from None
+    return nearest_shard(cwd.resolve()) or default_shard_path(env)
 
 
 def nearest_shard(folder: Path) -> Path | None:

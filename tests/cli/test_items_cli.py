@@ -457,6 +457,26 @@ def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> N
     assert relative == tmp_path / ".local" / "share" / "mixle" / "default"
 
 
+def test_a_working_folder_removed_since_is_said_so(mixle_bin: str, tmp_path: Path) -> None:
+    """`mixle ls` in a shell left in a removed folder said only "I/O error: No such file or
+    directory"."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    # (the folder is left, then removed, by the process that then becomes mixle)
+    script = (
+        "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+        "os.execv(sys.argv[2], sys.argv[2:])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MIXLE_SHARD"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(gone), mixle_bin, "ls"],
+        capture_output=True,
+        text=True,
+        env={**env, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 3 and "the current folder no longer exists" in done.stderr
+
+
 def test_with_no_home_the_per_user_shard_is_looked_for_in_the_password_database(
     mixle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
