@@ -35,13 +35,14 @@ def refuse_shared_folder(folder: Path) -> None:
     """Refuse to write a shard in a folder anyone may write to that is shared (``/tmp``
     itself, ``/dev/shm``: sticky) or another user's (a folder of mode 777 someone made): there
     another user could plant the shard's files before they are made, or replace them, and
-    read what it holds. (A folder of the user's own that shows mode 777, as a FAT drive or
-    Windows' drives under WSL show every folder, is theirs.)"""
+    read what it holds. (A folder of the user's own, or of root's, that shows mode 777 is
+    written: a FAT or NTFS drive mounted without an owner, and Windows' drives under WSL, show
+    every folder so, and no other user made it so.)"""
     try:
         info = os.stat(folder)
     except OSError:  # not there yet: the caller makes it, with the umask's bits
         return
-    shared = info.st_mode & stat.S_ISVTX or info.st_uid != os.getuid()
+    shared = info.st_mode & stat.S_ISVTX or info.st_uid not in (os.getuid(), 0)
     if info.st_mode & stat.S_IWOTH and shared:
         raise ShardError(
             f"{folder} may be written by anyone: another user could replace the shard's files "

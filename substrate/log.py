@@ -513,6 +513,7 @@ class LogFile:
         # a link to nothing (it would make its target), to a device, to a pipe: never
         if os.path.lexists(self.path) and not self.path.is_file():
             raise ShardError(f"cannot write {self.path}: not a regular file")
+        refuse_link_to_another_file(self.path)  # (as it is now: a link put there since it opened)
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o666)  # (the umask decides)
         except OSError as exc:

@@ -54,9 +54,24 @@ def create_new(tmp: Path) -> None:
 
 def open_temporary(tmp: str | os.PathLike[str], mode: str = "wb") -> Any:
     """``tmp`` (which ``replacing`` made) opened to write, never through a link: one put in
-    its place since fails the write (ELOOP) instead of writing to where it leads."""
-    fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    its place since fails the write (ELOOP) instead of writing to where it leads, and so does
+    anything but a file of its own (``_own_file``)."""
+    fd = _open_own(tmp, os.O_WRONLY)
+    os.ftruncate(fd, 0)  # (after it is known to be its own: O_TRUNC would empty another)
     return os.fdopen(fd, mode, encoding="utf-8" if "b" not in mode else None)
+
+
+def _open_own(path: str | os.PathLike[str], flags: int) -> int:
+    """``os.open`` of a temporary this process made, refusing what another user may have put
+    in its place meanwhile: a link (ELOOP), a FIFO (opened without waiting on it, then
+    refused: a write would hang with the shard's lock held), a hard link to another file (a
+    file of its own has no other name)."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_uid != os.getuid():
+        os.close(fd)
+        raise OSError(errno.EPERM, "replaced by another file while it was written", str(path))
+    return fd
 
 
 def made_read_only(path: Path) -> bool:
@@ -115,7 +130,7 @@ def replace_file(
 def _chmod_own(path: str | os.PathLike[str], mode: int) -> None:
     """Give the file at ``path`` these permission bits, through a descriptor opened without
     following a link: a link put in its place is refused (ELOOP), not given them."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = _open_own(path, os.O_RDONLY)
     try:
         os.fchmod(fd, mode)
     finally:
@@ -145,15 +160,14 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     """Replace ``target``, on another file system than ``tmp``, by a durable copy of ``tmp``
     made beside it (a rename cannot cross file systems)."""
     folder, name = os.path.split(target)
-    near = os.path.join(folder, temporary_name(name))
+    near = Path(folder, temporary_name(name))
     try:
-        shutil.copyfile(tmp, near)
-        shutil.copymode(tmp, near)
-        fd = os.open(near, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        create_new(near)  # (beside the file: its folder may be anyone's to write to as well)
+        with open(tmp, "rb") as source, open_temporary(near) as copy:
+            shutil.copyfileobj(source, copy)
+            copy.flush()
+            os.fchmod(copy.fileno(), stat.S_IMODE(os.stat(tmp).st_mode))
+            os.fsync(copy.fileno())
         os.replace(near, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -174,6 +188,9 @@ def refuse_link_to_another_file(path: Path) -> None:
     if not os.path.islink(path):
         return
     target = os.path.realpath(path)
+    from substrate.locking import refuse_shared_folder  # (locking imports none of this)
+
+    refuse_shared_folder(Path(target).parent)  # (where it is kept must be no shared folder)
     if os.path.basename(target) != path.name:
         from substrate.errors import ShardError  # (errors imports nothing of this module)
 

@@ -336,3 +336,56 @@ def test_a_shard_s_own_file_linked_to_a_file_of_another_name_is_refused(
         store.add("text", "hi")
         store.save()
     assert victim.read_text() == '[registry]\ntoken = "abc"\n'
+
+
+@pytest.mark.parametrize("put", ["fifo", "hard link"])
+def test_what_is_put_in_a_temporary_s_place_while_it_is_written_is_refused(
+    tmp_path: Path, put: str
+) -> None:
+    """Made exclusively, then opened again by its name: a FIFO put there hung the write with
+    the shard's lock held, and a hard link to a file had it written over and chmodded."""
+    from substrate.replacing import open_temporary
+
+    target = tmp_path / "pack.bin"
+    target.write_bytes(b"old")
+    victim = _victim(tmp_path)
+    with pytest.raises(OSError), replacing(target) as tmp:
+        tmp.unlink()
+        if put == "fifo":
+            os.mkfifo(tmp)
+        else:
+            os.link(victim, tmp)
+        with open_temporary(tmp) as fh:
+            fh.write(b"new")
+    assert victim.read_text() == "KEY\n" and (victim.stat().st_mode & 0o777) == 0o600
+
+
+def test_a_copy_to_another_file_system_is_not_written_through_a_link(tmp_path: Path) -> None:
+    """A log kept on another file system is replaced by a copy made beside it, whose name
+    another user may foresee there too."""
+    from substrate.replacing import _replace_across_devices, temporary_name
+
+    tmp = tmp_path / "new.jsonl"
+    tmp.write_bytes(b"new log")
+    kept = tmp_path / "elsewhere" / "items.jsonl"
+    victim = _victim(tmp_path)  # (in "elsewhere" too)
+    kept.write_bytes(b"old log")
+    (kept.parent / temporary_name(kept.name)).symlink_to(victim)
+    _replace_across_devices(tmp, str(kept))
+    assert kept.read_bytes() == b"new log" and not kept.is_symlink()
+    assert victim.read_text() == "KEY\n" and (victim.stat().st_mode & 0o777) == 0o600
+
+
+def test_a_log_kept_in_a_shared_folder_through_a_link_is_refused(tmp_path: Path) -> None:
+    """Its name is right, but another user may replace it there, or have made it."""
+    from substrate.store import Substrate
+
+    shared = tmp_path / "shm"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    (shared / "items.jsonl").write_bytes(b"")
+    shard = tmp_path / "clone"
+    shard.mkdir()
+    (shard / "items.jsonl").symlink_to(shared / "items.jsonl")
+    with pytest.raises(ShardError, match="may be written by anyone"):
+        Substrate(shard)
