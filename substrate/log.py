@@ -373,7 +373,7 @@ class LogFile:
                     found = 0
                     batch.clear()
                 elif raw.strip() and not (line == 1 and raw.startswith(HEADER_PREFIX)):
-                    key = hash(raw.rstrip(b"\r\n"))  # (64 bits: a chance collision is negligible)
+                    key = hash(raw.rstrip())  # (64 bits: a chance collision is negligible)
                     found += key not in batch
                     batch.add(key)
         return off
