@@ -14,7 +14,7 @@ from substrate.quantities import unit_named
 from substrate.quotelines import CITATION
 
 # Words as a value is written: "db-stage-1", "10.0.0.5", "v2.3" whole
-_WORD = re.compile(r"[^\W_]+(?:[.\-/:][^\W_]+)*")
+VALUE_WORD = re.compile(r"[^\W_]+(?:[.\-/:][^\W_]+)*")
 # The fewest words two sentences must share around the value they differ in: "is 5" and "is
 # 6" say too little to be the same statement
 MIN_SHARED = 3
@@ -93,4 +93,4 @@ def cited_sentences(answer: str, n_sources: int) -> Iterator[tuple[int, str]]:
 
 
 def _words(text: str) -> list[str]:
-    return [word.casefold() for word in _WORD.findall(text)]
+    return [word.casefold() for word in VALUE_WORD.findall(text)]

@@ -18,11 +18,10 @@ import re
 from collections.abc import Iterator
 
 from substrate.context.compress import terms
+from substrate.disagreement import VALUE_WORD as _WORD
 from substrate.disagreement import cited_sentences, disagreements
-from substrate.item import SubstrateItem, fact_part
+from substrate.item import SubstrateItem, fact_part, facts_of
 
-# Words as a value is written: "notify-service", "10.0.0.5", "v2.3" whole
-_WORD = re.compile(r"[^\W_]+(?:[.\-/:][^\W_]+)*")
 # What may stand between an attribute's words and its value: "based in Berlin", "port is 7070"
 _BETWEEN = frozenset(
     "in at by of on to from as is are was were be been being the a an its their now still "
@@ -83,14 +82,8 @@ def _facts(item: SubstrateItem, words: list[str]) -> Iterator[tuple[str, str, st
     fields where its first (the row's key, as a table's first column is: a service, a
     person, an incident) names what the sentence of ``words`` speaks of."""
     if item.kind == "graph":
-        triples = item.payload.get("triples")
-        for triple in triples if isinstance(triples, list) else ():
-            if (
-                isinstance(triple, list | tuple)
-                and len(triple) == 3
-                and all(map(fact_part, triple))
-            ):
-                yield str(triple[0]), str(triple[1]), str(triple[2])
+        for head, relation, tail in facts_of(item):
+            yield str(head), str(relation), str(tail)
     elif item.kind == "record":
         fields = {
             str(name): str(value)

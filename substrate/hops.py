@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.bridging import bridge_query
 from substrate.context.packet import item_text
 from substrate.errors import require_count, require_number, require_text
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, facts_of
 from substrate.notelinks import linked_notes
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
@@ -301,12 +301,9 @@ def _shared_entities(
 def _names_of(item: SubstrateItem) -> list[str]:
     """The names a graph item's triples end at, then those they start at (case folded),
     each once; none for another kind of item."""
-    triples = item.payload.get("triples") if item.kind == "graph" else None
-    if not isinstance(triples, list):
-        return []
-    facts = [t for t in triples if isinstance(t, list | tuple) and len(t) == 3]
+    facts = facts_of(item)
     names = [str(t[2]) for t in facts] + [str(t[0]) for t in facts]
-    return list(dict.fromkeys(name.strip().casefold() for name in names if str(name).strip()))
+    return list(dict.fromkeys(name.strip().casefold() for name in names))
 
 
 def _content_query(item: SubstrateItem, query: str) -> str:

@@ -160,6 +160,20 @@ def fact_part(value: object) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
 
 
+def facts_of(item: SubstrateItem) -> list[tuple[Any, Any, Any]]:
+    """A graph item's triples that state a fact, each ``(head, relation, tail)`` of names,
+    numbers or true or false; none for another kind of item (one written before triples were
+    checked may hold a triple missing a part: it states nothing)."""
+    triples = item.payload.get("triples") if item.kind == "graph" else None
+    if not isinstance(triples, list):
+        return []
+    return [
+        (t[0], t[1], t[2])
+        for t in triples
+        if isinstance(t, list | tuple) and len(t) == 3 and all(map(fact_part, t))
+    ]
+
+
 def place_value(value: object) -> int | float | str | None:
     """``value`` when it is a number or a string (a chunk, an index: something to compare
     and to look up), else None."""

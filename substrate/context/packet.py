@@ -11,7 +11,7 @@ from typing import Any
 from substrate.context import render
 from substrate.context.compress import compress_text, is_heading, query_coverage, sentences
 from substrate.errors import InvalidInputError
-from substrate.item import SubstrateItem, fact_part
+from substrate.item import SubstrateItem, fact_part, facts_of
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import (
     innermost_heading,
@@ -60,15 +60,7 @@ def headed_text(item: SubstrateItem, text: str | None = None) -> str:
 def _facts(item: SubstrateItem) -> list[str]:
     """ "Marta manages Jonas." for each ``(head, relation, tail)`` of a graph item: a title
     such as "org chart" says none of them, and the answer lies in them."""
-    triples = item.payload.get("triples") if item.kind == "graph" else None
-    if not isinstance(triples, list):
-        return []
-    facts = []
-    for triple in triples:
-        # (one written before triples were checked may lack a part: it states nothing)
-        if isinstance(triple, list | tuple) and len(triple) == 3 and all(map(fact_part, triple)):
-            facts.append(" ".join(map(_fact_word, triple)) + ".")
-    return facts
+    return [" ".join(map(_fact_word, triple)) + "." for triple in facts_of(item)]
 
 
 def _fact_word(part: object) -> str:

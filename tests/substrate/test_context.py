@@ -890,3 +890,21 @@ def test_sentences_end_where_other_languages_end_them(text: str, expected: list[
     from substrate.context.compress import sentences
 
     assert sentences(text) == expected
+
+
+def test_a_graph_s_facts_are_read_alike_wherever_they_are_read() -> None:
+    """Packets, walks and fact conflicts each read a graph's triples: one reader now."""
+    from substrate.item import facts_of
+
+    told = [
+        ["a", "b", "c"],
+        ["x", "", "z"],
+        ["only", "two"],
+        "abc",
+        [1, True, 2.5],
+        ["n", "r", None],
+    ]
+    graph = SubstrateItem("graph", "", payload={"triples": told})
+    assert facts_of(graph) == [("a", "b", "c"), (1, True, 2.5)]
+    assert facts_of(SubstrateItem("graph", "", payload={"triples": "abc"})) == []
+    assert facts_of(SubstrateItem("record", "", payload={"triples": [["a", "b", "c"]]})) == []
