@@ -114,14 +114,8 @@ def _resolve_options(
 def _text_patterns(substrate: Substrate, given: Iterable[str]) -> IgnoreStack:
     """The rules of the files read as plain text: the settings' ``as_text``, then ``given``
     (a later rule decides, as in an ignore file: ``!`` takes a file back)."""
-    if isinstance(given, str):
-        given = [given]
-    refuse_non_list(given, "as_text")
-    patterns = list(given)
-    for pattern in patterns:
-        refuse_non_text(as_text_pattern=pattern)
     rules = []
-    for pattern in (*as_text_rules(substrate), *patterns):
+    for pattern in (*as_text_rules(substrate), *_texts_given(given, "as_text", "pattern")):
         rule = compile_rule(pattern)
         if rule is None:
             raise InvalidInputError(f"as_text: {pattern!r} is no pattern of file names")
@@ -130,14 +124,20 @@ def _text_patterns(substrate: Substrate, given: Iterable[str]) -> IgnoreStack:
 
 
 def _tags_given(tags: object) -> list[str]:
-    """``tags`` as a list of text: one text is one tag; anything that is not text (5, None,
-    the bytes of b"ab", the keys of a dict) is refused, not spelled as Python spells it."""
-    if isinstance(tags, str):
-        return [tags]
-    refuse_non_list(tags, "tags")
-    given: list[str] = list(cast(Iterable[str], tags))
-    for tag in given:  # (each one looked at: a list may hold anything)
-        refuse_non_text(tag=tag)
+    """``tags`` as a list of text (``_texts_given``)."""
+    return _texts_given(tags, "tags", "tag")
+
+
+def _texts_given(values: object, name: str, one: str) -> list[str]:
+    """``values`` (the argument ``name``, each value ``one``) as a list of text: one text is
+    one value; anything that is not text (5, None, the bytes of b"ab", the keys of a dict) is
+    refused, not spelled as Python spells it."""
+    if isinstance(values, str):
+        return [values]
+    refuse_non_list(values, name)
+    given: list[str] = list(cast(Iterable[str], values))
+    for value in given:  # (each one looked at: a list may hold anything)
+        refuse_non_text(**{one: value})
     return given
 
 
