@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import tomli_w
 
-from substrate.derived import LOG_FILE
+from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
 from substrate.locking import refuse_shared_folder
 from substrate.replacing import (
@@ -408,6 +408,6 @@ def _keep_out_of_git(root: Path) -> None:
 def _shard_own(name: str) -> bool:
     """Whether an entry named so is one a new shard's folder holds: its settings and their
     temporary copy, its log, its lock, its index."""
-    return name in (SETTINGS_FILE, "items.jsonl", ".lock", "index") or name.startswith(
+    return name in (SETTINGS_FILE, LOG_FILE, ".lock", INDEX_DIR) or name.startswith(
         f".{SETTINGS_FILE}."
     )
