@@ -2009,21 +2009,13 @@ def test_credentials_that_look_like_markers_names_colours_or_arns_are_found(line
         "password: hunter2-Kestrel99",
         "Bank login: jsmith / S3cure!Pass#2024",
         "password for the router = Kestrel!Router2024",
-    ],
-)
-def test_passwords_as_a_note_puts_them_everyday_are_found(line: str) -> None:
-    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
+        # a random value under a name saying what kind of secret it is
         "SECRET_ENCRYPTION=q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
         "TOKEN_CIPHER=q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
         "password_rounds: q8Vz3LmN7pR2xW9kT4bY6cJ1hF5dG0sA",
     ],
 )
-def test_a_random_value_under_a_name_saying_what_kind_of_secret_is_one(line: str) -> None:
+def test_passwords_as_a_note_puts_them_everyday_are_found(line: str) -> None:
     assert detect_secrets(line).rules() == ["sensitive_assignment"], line
 
 
