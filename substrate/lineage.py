@@ -162,14 +162,16 @@ class LinkGraph:
         self.audited.append(audited)
         self.own.append(own)
 
-    def audit(self, exists: Any) -> dict[str, Any]:
+    def audit(self, sees_every_scope: bool) -> dict[str, Any]:
         """``{n_items, n_intact, n_broken, broken: [{item_id, dangling}]}`` over audited items.
 
         Args:
-            exists: called with an id that is not in the graph; True if the item exists
-                outside the reader's view (then the link is hidden, not dangling).
+            sees_every_scope: whether the graph holds every item. Then a link to an id not in
+                it is dangling; otherwise it is hidden (another team's item or a missing one:
+                the reader must not tell them apart), and ``UNRESOLVED`` in the reader's own
+                items.
         """
-        succ, direct = self._resolve(exists)
+        succ, direct = self._resolve(sees_every_scope)
         closure = _dangling_closure(succ, direct)
         broken = [
             {"item_id": self.ids[i], "dangling": sorted(closure[i])}
@@ -184,8 +186,7 @@ class LinkGraph:
             "broken": broken,
         }
 
-    def _resolve(self, exists: Any) -> tuple[list[list[int]], list[frozenset[str]]]:
-        hidden: dict[str, bool] = {}
+    def _resolve(self, sees_every_scope: bool) -> tuple[list[list[int]], list[frozenset[str]]]:
         succ: list[list[int]] = []
         direct: list[frozenset[str]] = []
         index = self.index
@@ -197,9 +198,7 @@ class LinkGraph:
                 if j is not None:
                     targets.append(j)
                     continue
-                if target not in hidden:
-                    hidden[target] = bool(exists(target))
-                if not hidden[target]:
+                if sees_every_scope:
                     missing.append(target)
                 elif own:
                     missing.append(UNRESOLVED)
@@ -314,11 +313,4 @@ def audit_substrate(
     for item in substrate.iter_items(scopes=scopes):
         audited = scope is None or item.scope == scope
         graph.add(item, audited=audited, own=own_scope is not None and item.scope == own_scope)
-    return graph.audit(_exists_outside(substrate, scopes))
-
-
-def _exists_outside(substrate: Substrate, scopes: Collection[str] | None) -> Any:
-    # Every item the reader may see is in the graph. With every scope visible, an unknown id is
-    # missing; otherwise it is hidden, whether it belongs to another team or to nobody.
-    visible_all = scopes is None
-    return lambda _target: not visible_all
+    return graph.audit(sees_every_scope=scopes is None)

@@ -55,7 +55,7 @@ def create_new(tmp: Path) -> None:
 def open_temporary(tmp: str | os.PathLike[str], mode: str = "wb") -> Any:
     """``tmp`` (which ``replacing`` made) opened to write, never through a link: one put in
     its place since fails the write (ELOOP) instead of writing to where it leads, and so does
-    anything but a file of its own (``_own_file``)."""
+    anything but a file of its own (``_open_own``)."""
     fd = _open_own(tmp, os.O_WRONLY)
     os.ftruncate(fd, 0)  # (after it is known to be its own: O_TRUNC would empty another)
     return os.fdopen(fd, mode, encoding="utf-8" if "b" not in mode else None)

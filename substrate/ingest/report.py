@@ -305,6 +305,12 @@ class IngestReport:
         self.redaction_rules.update(tally.redaction_rules)
         self.unredacted_secrets += tally.unredacted_secrets
 
+    def take_back_items(self, outcome: FileOutcome) -> None:
+        """Take back the items a file's outcome added to the totals (its change not saved)."""
+        self.items_added -= outcome.items_added
+        self.items_rewritten -= outcome.items_rewritten
+        self.items_removed -= outcome.items_removed
+
     def take_back_tally(self, tally: GateTally) -> None:
         """Take back ``add_tally`` for a file whose items were not saved after all."""
         self.items_dropped -= tally.items_dropped

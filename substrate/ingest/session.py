@@ -356,9 +356,7 @@ class IngestSession:
                 report.take_back_tally(change.tally)
             told = change.told
             if told is not None:
-                report.items_added -= told.items_added
-                report.items_rewritten -= told.items_rewritten
-                report.items_removed -= told.items_removed
+                report.take_back_items(told)
                 told.items_added = told.items_rewritten = told.items_removed = 0
                 told.status, told.reason = status.FAILED, f"not saved: {why}"
                 if not reached:
@@ -479,9 +477,7 @@ class IngestSession:
             report.take_back_tally(change.tally)
         told = change.told
         if told is not None:
-            report.items_added -= told.items_added
-            report.items_rewritten -= told.items_rewritten
-            report.items_removed -= told.items_removed
+            report.take_back_items(told)
             report.files.remove(told)
             report.unchanged.append(told.source)
         written = {item.id for item in change.items}.union(i for i, _ in change.encoded)
@@ -514,7 +510,7 @@ class IngestSession:
         walk may have passed its folder before the file was there."""
         report, told = self.report, change.told
         if told is not None:
-            report.items_removed -= told.items_removed
+            report.take_back_items(told)  # (a prune's: removed items alone)
             _take_back(report, told)
 
     def covered_after_save(self, covered: Watermark) -> Watermark:

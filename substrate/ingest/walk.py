@@ -80,7 +80,8 @@ def file_stamp(info: os.stat_result) -> int:
 
 @dataclass(slots=True)
 class WalkResult:
-    """The candidate files, in a stable order, and the entries passed over with a reason:
+    """The candidate files in a stable order (``walk`` fills ``files``; an ingest takes them
+    folder by folder from ``files_by_folder`` instead), and the entries passed over with a reason:
     ``skipped`` on purpose (a link out of the root, a socket, a ``.gitignore`` that is a link,
     whose rules git does not read either), or ``failed``, whose content could not be read (an
     unreadable folder, a name that is not UTF-8, an ignore file: its rules are unknown)."""

@@ -130,8 +130,6 @@ _ENV_LOOKUP = re.compile(
 )
 _PATH = re.compile(r"^(?:~|\.{1,2})?/|^[A-Za-z]:\\|^[\w.\-]+(?:/[\w.\-]+)+/?$")
 _FILE = re.compile(r"\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|conf|cfg|ini|env|pub)$")
-_NAME_CHARS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_KEBAB = re.compile(r"^[A-Za-z]+(?:[-.][A-Za-z]+)+$")
 _UI_WORDS: frozenset[str] = frozenset(
     """password passwords passwd pass secret token key enter your please must invalid incorrect
     wrong missing required confirm confirmation forgot reset show hide new current old change
