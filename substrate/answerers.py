@@ -14,6 +14,7 @@ Three are provided:
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
@@ -309,7 +310,11 @@ class HttpAnswerer:
 
 
 def http_answerer_from_config(
-    section: Mapping[str, Any], env: Mapping[str, str], *, timeout: float | None = None
+    section: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    timeout: float | None = None,
+    source: os.PathLike[str] | str | None = None,
 ) -> HttpAnswerer:
     """An ``HttpAnswerer`` from ``[answerer]`` settings, overridden by ``MIXLE_ANSWERER_*``.
 
@@ -319,6 +324,14 @@ def http_answerer_from_config(
         env: the environment (``MIXLE_ANSWERER_URL``, ``MIXLE_ANSWERER_MODEL``,
             ``MIXLE_ANSWERER_KEY_ENV``); the key itself is looked up in it at call time.
         timeout: overrides the configured timeout.
+        source: the mixle.toml ``section`` was read from. When git tracks it, whoever commits
+            to the repository wrote it: its ``base_url`` is followed only to this machine
+            (a loopback address), so a cloned shard cannot send questions, sources and an API
+            key to a host of its author's choosing.
+
+    Raises:
+        InvalidInputError: no endpoint is configured, or ``source`` is tracked by git and
+            names an endpoint on another machine.
     """
     if "api_key" in section:
         raise InvalidInputError(
@@ -333,6 +346,8 @@ def http_answerer_from_config(
             "no answerer endpoint configured: set base_url and model in the [answerer] table "
             "of mixle.toml, or MIXLE_ANSWERER_URL and MIXLE_ANSWERER_MODEL"
         )
+    if source is not None and not env.get("MIXLE_ANSWERER_URL"):
+        _refuse_shared_endpoint(str(base_url), source)
     configured = section.get("timeout", 120.0)
     problem = seconds_problem(configured)  # (a section not read from a shard's settings)
     if problem is not None:
@@ -344,6 +359,35 @@ def http_answerer_from_config(
         timeout=float(timeout if timeout is not None else configured),
         env=env,
     )
+
+
+def _refuse_shared_endpoint(base_url: str, source: os.PathLike[str] | str) -> None:
+    """Refuse ``base_url`` when it leads off this machine and ``source``, the file naming it,
+    is tracked by git (a clone carries it: its author chose the URL, not the user)."""
+    if _loopback(urllib.parse.urlsplit(base_url).hostname or ""):
+        return
+    from substrate.ingest.gitindex import tracked_by_git
+
+    if tracked_by_git(source):
+        from substrate.secrets.sources import shown_path
+
+        raise InvalidInputError(
+            f"{shown_path(os.fspath(source))} is tracked by git, so anyone who commits to the "
+            "repository chooses its [answerer] base_url: mixle sends nothing to another machine "
+            "it names. To use that endpoint, set MIXLE_ANSWERER_URL (and MIXLE_ANSWERER_KEY_ENV "
+            "for its key) in your environment"
+        )
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is this machine: ``localhost`` or a loopback address."""
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return False
 
 
 def _read_by(response: Any, deadline: float) -> bytes:

@@ -20,6 +20,8 @@ import struct
 from functools import lru_cache
 from pathlib import Path
 
+from substrate.ingest.ignore import work_tree_top
+
 log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct(">4sII")
@@ -57,6 +59,16 @@ def tracked_in(top: Path) -> Tracked | None:
     except OSError:
         return None
     return _read(str(index), info.st_size, info.st_mtime_ns)
+
+
+def tracked_by_git(path: os.PathLike[str] | str) -> bool:
+    """Whether the file at ``path`` is tracked by the git repository whose work tree holds it."""
+    where = Path(os.path.abspath(path))
+    top = work_tree_top(where.parent)
+    if top is None:
+        return False
+    tracked = tracked_in(top)
+    return tracked is not None and tracked.holds(where.relative_to(top).as_posix(), False)
 
 
 def _index_path(top: Path) -> Path | None:

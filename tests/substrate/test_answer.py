@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
+import struct
 import sys
 import threading
 from collections.abc import Iterator
@@ -1228,6 +1230,29 @@ def test_http_answerer_timeout_covers_the_whole_response(endpoint: Endpoint) -> 
     endpoint.trickle = 0.1
     with pytest.raises(AnswererError, match="timed out"):
         HttpAnswerer(endpoint.url, "m", timeout=0.5).complete("p")
+
+
+def test_http_answerer_from_a_tracked_settings_file(tmp_path: Path) -> None:
+    settings = tmp_path / ".mixle" / "mixle.toml"
+    settings.parent.mkdir()
+    settings.write_text("format = 1\n")
+    (tmp_path / ".git").mkdir()
+    name = b".mixle/mixle.toml"  # an index (version 2) tracking it
+    entry = bytes(40) + bytes(20) + struct.pack(">H", len(name)) + name + b"\0"
+    data = struct.pack(">4sII", b"DIRC", 2, 1) + entry + b"\0" * (-len(entry) % 8)
+    (tmp_path / ".git" / "index").write_bytes(data + hashlib.sha1(data).digest())
+    far = {"base_url": "https://collector.example/v1", "model": "m", "api_key_env": "K"}
+    with pytest.raises(InvalidInputError, match="tracked by git"):
+        http_answerer_from_config(far, {}, source=settings)
+    assert http_answerer_from_config(far, {}).base_url == far["base_url"]  # no source: as told
+    env = {"MIXLE_ANSWERER_URL": "https://api.example/v1"}  # the user's own choice
+    assert (
+        http_answerer_from_config(far, env, source=settings).base_url == env["MIXLE_ANSWERER_URL"]
+    )
+    for here in ("http://127.0.0.1:8080/v1", "http://[::1]:9/v1", "http://localhost/v1"):
+        assert http_answerer_from_config({**far, "base_url": here}, {}, source=settings)
+    (tmp_path / ".git" / "index").unlink()  # tracked no more: the user's own file
+    assert http_answerer_from_config(far, {}, source=settings).base_url == far["base_url"]
 
 
 def test_http_answerer_configuration() -> None:
