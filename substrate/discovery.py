@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,9 +56,9 @@ def find_shard(
     up from ``cwd``, else the per-user default shard."""
     env = os.environ if env is None else env
     if explicit:
-        return Path(explicit).expanduser()
+        return _expanded(Path(explicit))
     if env.get("MIXLE_SHARD"):
-        return Path(env["MIXLE_SHARD"]).expanduser()
+        return _expanded(Path(env["MIXLE_SHARD"]))
     if cwd is None:
         try:
             cwd = Path.cwd()
@@ -66,7 +67,60 @@ def find_shard(
                 "the current folder no longer exists, so the shard of the folder around it "
                 "cannot be found: cd to a folder, or name the shard with --shard or MIXLE_SHARD"
             ) from None
-    return nearest_shard(cwd.resolve()) or default_shard_path(env)
+    found = _nearest_entry(cwd.resolve())
+    if found is None:
+        return default_shard_path(env)
+    _refuse_unusable(found)
+    return found
+
+
+def _expanded(path: Path) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded."""
+    try:
+        return path.expanduser()
+    except RuntimeError:  # ~user of no such user
+        raise ShardError(
+            f"no home folder for {str(path).split('/')[0]}: there is no such user (give the "
+            "shard's full path)"
+        ) from None
+
+
+def _nearest_entry(folder: Path) -> Path | None:
+    """The nearest ``.mixle`` at or above ``folder``, of whatever type (a link, a file)."""
+    for candidate in (folder / SHARD_DIR, *(f / SHARD_DIR for f in folder.parents)):
+        if os.path.lexists(candidate):
+            return candidate
+    return None
+
+
+def _refuse_unusable(found: Path) -> None:
+    """Refuse a ``.mixle`` found above the working folder that is no shard of the user's.
+
+    Passing it over would send the command to a shard further up or to the per-user one,
+    without a word: a link to a drive not mounted would have its items stored elsewhere. And a
+    folder of another user's (planted in a shared folder above a repository) would have its
+    settings govern this user's commands: its ``[secrets]`` could let a commit's secrets pass
+    the hook. Named with ``--shard`` or ``MIXLE_SHARD``, either is the user's choice.
+    """
+    where = f"the nearest .mixle folder, {found},"
+    hint = "name the shard to use with --shard or MIXLE_SHARD"
+    try:
+        info = found.stat()
+    except OSError as exc:
+        target = os.readlink(found) if found.is_symlink() else None
+        what = f"a link to {target}, which" if target is not None else "it"
+        raise ShardError(
+            f"{where} is {what} cannot be opened ({exc.strerror}; a drive not mounted?): "
+            f"mount it, or {hint}"
+        ) from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise ShardError(f"{where} is no folder: remove it, or {hint}")
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is not None and info.st_uid not in (uid, 0):
+        raise ShardError(
+            f"{where} belongs to another user (uid {info.st_uid}), whose settings would "
+            f"govern this command: {hint} if you trust it"
+        )
 
 
 def nearest_shard(folder: Path) -> Path | None:

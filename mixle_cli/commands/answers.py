@@ -71,9 +71,7 @@ def _answerer(
     if chosen == "http":
         settings = state(ctx).substrate().settings
         section = settings.data.get("answerer") or {}  # a table: Settings.load checks it
-        return http_answerer_from_config(
-            section, os.environ, timeout=timeout, source=settings.path
-        )
+        return http_answerer_from_config(section, os.environ, timeout=timeout, source=settings.path)
     return ExtractiveAnswerer()
 
 

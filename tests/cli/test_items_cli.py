@@ -457,6 +457,42 @@ def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> N
     assert relative == tmp_path / ".local" / "share" / "mixle" / "default"
 
 
+def test_discovery_refuses_a_dot_mixle_it_cannot_use(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `.mixle` that was passed over sent the command elsewhere without a word: a link to a
+    drive not mounted had `add` store into the per-user shard; and another user's folder, a
+    `.mixle` planted above a repository, had its settings govern the user's commands."""
+    from substrate import ShardError, find_shard
+
+    work = tmp_path / "shared" / "repo"
+    work.mkdir(parents=True)
+    planted = tmp_path / "shared" / ".mixle"
+    planted.symlink_to(tmp_path / "unmounted" / "kb")
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("MIXLE_SHARD")
+    for args in (("add", "project plan"), ("ls",)):
+        stored = mixle(*args)
+        assert stored.exit_code == 3 and "a drive not mounted?" in stored.stderr, args
+    assert not (tmp_path / "home" / ".local" / "share" / "mixle").exists()
+    planted.unlink()
+    planted.write_text("")
+    with pytest.raises(ShardError, match="is no folder"):
+        find_shard(env={}, cwd=work)
+    planted.unlink()
+    planted.mkdir()
+    assert find_shard(env={}, cwd=work) == planted
+    if os.geteuid() == 0:  # (a folder of root's is anyone's: root could do anything)
+        os.chown(planted, 65534, 65534)
+    else:
+        monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+    with pytest.raises(ShardError, match="belongs to another user"):
+        find_shard(env={}, cwd=work)
+    assert find_shard(planted, env={}, cwd=work) == planted  # named: the user's choice
+    with pytest.raises(ShardError, match="no home folder for ~nosuchuser9"):
+        find_shard("~nosuchuser9/kb", env={})
+
+
 def test_a_working_folder_removed_since_is_said_so(mixle_bin: str, tmp_path: Path) -> None:
     """`mixle ls` in a shell left in a removed folder said only "I/O error: No such file or
     directory"."""
