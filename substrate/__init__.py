@@ -242,6 +242,7 @@ _EXPORTS: dict[str, str] = {
     "Settings": "substrate.settings",
     "SETTINGS_FILE": "substrate.settings",
     "SHARD_FORMAT": "substrate.settings",
+    "MAX_TIMEOUT": "substrate.settingvalues",
     "written_formats": "substrate.versions",
     "init_shard": "substrate.shard",
     "new_shard_problem": "substrate.shard",
@@ -942,6 +943,9 @@ if TYPE_CHECKING:
     )
     from substrate.settings import (
         Settings as Settings,
+    )
+    from substrate.settingvalues import (
+        MAX_TIMEOUT as MAX_TIMEOUT,
     )
     from substrate.shard import (
         init_shard as init_shard,

@@ -48,11 +48,17 @@ def _string(value: Any) -> str | None:
     return None if isinstance(value, str) else f"must be a string, not {_shown(value)}"
 
 
+# The longest wait for an answerer: longer is a slip (a waiting socket cannot hold 1e10 s).
+MAX_TIMEOUT = 86400
+
+
 def seconds_problem(value: Any) -> str | None:
     """What keeps ``value`` from being a timeout in seconds (a phrase to follow its name)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         return "must be a positive number of seconds"  # (not > 0: NaN too)
-    return None if math.isfinite(value) else "must be a finite number of seconds"
+    if not math.isfinite(value):
+        return "must be a finite number of seconds"
+    return None if value <= MAX_TIMEOUT else f"must be at most {MAX_TIMEOUT} seconds (a day)"
 
 
 def _name(value: Any) -> str | None:

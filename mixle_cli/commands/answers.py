@@ -18,6 +18,7 @@ from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import passed_over_note, query_text, text_or_file, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
+from substrate import MAX_TIMEOUT
 
 if TYPE_CHECKING:
     from substrate import (
@@ -217,7 +218,7 @@ def ask_cmd(
         typer.Option(
             "--timeout",
             min=0.1,
-            max=86400,
+            max=MAX_TIMEOUT,
             help="Seconds to wait for a cmd or http answerer (default: \\[answerer] timeout in "
             "mixle.toml for http, else 120).",
             show_default=False,
