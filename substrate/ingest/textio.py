@@ -20,9 +20,9 @@ _BOM = b"\xef\xbb\xbf"
 
 def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
     """Decode file content as UTF-8 (or UTF-16 or UTF-32 after their byte-order mark) and
-    turn ``\\r\\n`` and lone ``\\r`` into ``\\n``. With ``lines_apart`` (JSON Lines: each line
-    a document of its own), bytes that are not UTF-8 are kept as lone surrogates, for the
-    parser to reject their lines alone (``bad_byte``).
+    turn ``\\r\\n`` (and a lone ``\\r`` in a file of no ``\\n``) into ``\\n``. With
+    ``lines_apart`` (JSON Lines: each line a document of its own), bytes that are not UTF-8
+    are kept as lone surrogates, for the parser to reject their lines alone (``bad_byte``).
 
     Raises:
         FileRejected: the content is a copy of a shard's log (another shard's items, each in
@@ -101,15 +101,18 @@ def _refuse_nul(line: int) -> None:
 
 
 def _line_at(data: bytes, at: int) -> int:
-    """The line of byte ``at``, counting line ends as ``decode_text`` makes them: ``\n``,
-    ``\r\n`` and a lone ``\r``."""
-    before = data[:at]
-    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+    """The line of byte ``at``, counting line ends as ``decode_text`` makes them: ``\\n``
+    (and ``\\r\\n``), or in a file with none, a lone ``\\r``."""
+    return data.count(b"\n" if b"\n" in data else b"\r", 0, at) + 1
 
 
 def _normalised(text: str) -> str:
+    """``text`` with ``\\n`` line ends. A lone ``\\r`` ends a line only in a file without
+    ``\\n`` (classic Mac OS); elsewhere it lies within one (a progress bar's, as a log keeps
+    it), and counted as an end it shifted every later line number: it is a space."""
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = text.replace("\r\n", "\n")
+        text = text.replace("\r", " " if "\n" in text else "\n")
     return text
 
 

@@ -879,7 +879,23 @@ def test_binary_detection_uses_nul_in_first_8k() -> None:
 
 
 def test_decode_text_strips_bom_and_normalises_newlines() -> None:
-    assert decode_text(b"\xef\xbb\xbfa\r\nb\rc\n") == "a\nb\nc\n"
+    assert decode_text(b"\xef\xbb\xbfa\r\nb\r\nc\n") == "a\nb\nc\n"
+    assert decode_text(b"a\rb\rc") == "a\nb\nc"  # classic Mac OS: no \n anywhere
+
+
+def test_a_carriage_return_within_a_line_ends_none(tmp_path: Path) -> None:
+    # a progress bar's "10%\r50%\r100%" in a log: counted as line ends, they moved every later
+    # line number past where grep, less and git put it (line 52 of a 40-line file)
+    lines = [f"ordinary line {n}" for n in range(1, 41)]
+    lines[4] = "download 10%\r50%\r100% done"
+    lines[37] = "needleword appears here on line 38"
+    (tmp_path / "build.log").write_text("\n".join(lines) + "\n", newline="")
+    store = Substrate()
+    ingest_path(store, tmp_path, chunk_chars=60, as_text=["*.log"])
+    (item,) = [i for i in store.iter_items() if "needleword" in i.text]
+    assert item.provenance["line_end"] == 38 and "ordinary line 39" not in item.text
+    (bar,) = [i for i in store.iter_items() if "download" in i.text]
+    assert "10% 50% 100% done" in bar.text
 
 
 def test_decode_text_rejects_invalid_utf8_with_line_and_byte() -> None:
@@ -971,8 +987,8 @@ def test_wide_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
     assert not is_binary(raw) and decode_text(raw) == "name,age\nAnn,30\n"
     assert is_binary("no mark\x00".encode("utf-16-le"))  # NUL bytes without a mark: binary
     with pytest.raises(FileRejected, match="invalid UTF-16") as err:
-        decode_text(b"\xff\xfe" + "a\r\nb\rc\ud800".encode("utf-16-le", "surrogatepass"))
-    assert (err.value.line, err.value.byte) == (3, 14)  # a line, as UTF-8 text gets one
+        decode_text(b"\xff\xfe" + "a\r\nb\r\nc\ud800".encode("utf-16-le", "surrogatepass"))
+    assert (err.value.line, err.value.byte) == (3, 16)  # a line, as UTF-8 text gets one
     with pytest.raises(FileRejected, match="invalid UTF-32"):
         decode_text(b"\xff\xfe\x00\x00" + "a\ud800".encode("utf-32-le", "surrogatepass"))
     with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
