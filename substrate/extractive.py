@@ -619,17 +619,51 @@ def _part_asked(text: str, asked: Asked) -> str:
     """``text`` cut to ``_QUOTE_CHARS`` characters: its start, unless the value the
     question's frame asks for lies past the cut: then the stretch from a clause on that gives
     it and says most of the question's terms, "…" for what is left out before it ("… and when
-    neither is given the timeout defaults to 120 seconds.")."""
+    neither is given the timeout defaults to 120 seconds."). Nor when the start says fewer of
+    the question's terms than a later stretch (``_stretch_asked``)."""
     head = truncate(text, _QUOTE_CHARS)
-    if head == text or not asked.frame or states_frame(head, asked.frame):
+    if head == text:
         return head
-    best, most = head, -1
-    for start in _CLAUSE_START.finditer(text):
-        part = truncate(text[start.start() :], _QUOTE_CHARS - 2)
-        said = len(asked.whole & terms(part))
-        if said > most and states_frame(part, asked.frame):
-            best, most = f"… {part}", said
-    return best
+    if asked.frame and not states_frame(head, asked.frame):
+        best, most = head, -1
+        for start in _CLAUSE_START.finditer(text):
+            part = truncate(text[start.start() :], _QUOTE_CHARS - 2)
+            said = len(asked.whole & terms(part))
+            if said > most and states_frame(part, asked.frame):
+                best, most = f"… {part}", said
+        if best is not head:
+            return best
+    return _stretch_asked(text, head, asked)
+
+
+# How many words before the first it says of the question a quote cut from a long text keeps
+_WORDS_BEFORE = 4
+
+
+def _stretch_asked(text: str, head: str, asked: Asked) -> str:
+    """``head``, the start of ``text``, unless a later stretch of it says more of the
+    question's terms: then that stretch, from a few words before the first of them. A text
+    with no punctuation to cut it into sentences (a log's lines) is one long "sentence": its
+    start quoted and cited would say nothing of what was asked, though its line 38 does."""
+    wanted = asked.whole & terms(text)
+    if wanted <= terms(head):
+        return head
+    words = [(w.start(), w.end(), wanted & terms(w.group())) for w in _WORD.finditer(text)]
+    best, most = None, len(wanted & terms(head))
+    for at, (start, _, said) in enumerate(words):
+        if not said:  # a stretch worth quoting starts at a word of the question
+            continue
+        covered: set[str] = set()
+        for _, end, also in words[at:]:
+            if end > start + _QUOTE_CHARS - 2:
+                break
+            covered |= also
+        if len(covered) > most:
+            best, most = at, len(covered)
+    if best is None:
+        return head
+    start = words[max(0, best - _WORDS_BEFORE)][0]
+    return f"… {truncate(text[start:], _QUOTE_CHARS - 2)}"
 
 
 def _defines(sentence: str, term: str) -> bool:

@@ -33,6 +33,7 @@ from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.extractive import ExtractiveAnswerer
+from substrate.ingest import ingest_path
 from substrate.item import SubstrateItem
 from substrate.notelinks import NOTE_LINKS
 from substrate.store import Substrate
@@ -2849,6 +2850,21 @@ def test_a_long_sentence_is_quoted_where_it_says_what_is_asked() -> None:
     answer = ExtractiveAnswerer().answer_packet("What is the default answerer timeout?", packet)
     assert answer.startswith("… ") and answer.endswith("timeout defaults to 120 seconds. [1]")
     assert len(answer) <= 300 + len(" [1]")
+
+
+def test_a_log_is_quoted_where_it_says_what_is_asked(tmp_path: Path) -> None:
+    # a log's lines have no sentence punctuation: one long "sentence", quoted from its start,
+    # cited lines 1-5 and said nothing of line 16's error, "grounded" all the same
+    lines = [f"2024-05-01 12:00:{n:02d} INFO worker {n % 4} served request {n}" for n in range(20)]
+    lines[15] = "2024-05-01 12:00:15 ERROR disk quota exceeded on volume /srv/data"
+    (tmp_path / "app.log").write_text("\n".join(lines) + "\n")
+    store = Substrate()
+    ingest_path(store, tmp_path, as_text=["*.log"])
+    found = answer_from_substrate(
+        store, "Which volume exceeded its disk quota?", ExtractiveAnswerer()
+    )
+    assert "ERROR disk quota exceeded on volume /srv/data" in found.answer
+    assert found.answer.startswith("… ") and len(found.answer) <= 300 + len(" [1]")
 
 
 @pytest.mark.parametrize(
