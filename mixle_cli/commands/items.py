@@ -355,7 +355,11 @@ def ls(
     one_kind = kinds[0] if kinds is not None and len(kinds) == 1 else None
     wanted_tags = {tag_key(t) for t in tag or []}  # as search takes them: "ADR" finds "adr"
     prefixes = source_prefixes(source)
-    from_source = source_matcher(prefixes) if prefixes else None
+    from_source = None
+    if prefixes:  # (the sources a name as written may match: read only for one with accents)
+        app_state = state(ctx)
+        visible = app_state.substrate().iter_items(scopes=app_state.scopes)
+        from_source = source_matcher(prefixes, (item_source(item) for item in visible))
 
     held = False  # whether the scope asked for holds an item (before the other filters)
     skipped = 0  # items that matched before the page --offset asks for

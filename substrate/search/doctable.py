@@ -247,7 +247,7 @@ def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         named = {code for name in filters.file_names for code in by_name.get(_name_key(name), ())}
         chosen = named if chosen is None else chosen & named
     if filters.source_prefix is not None:
-        matches = source_matcher(filters.source_prefix)
+        matches = source_matcher(filters.source_prefix, docs.sources)
         if chosen is None:  # every source: decoded in one pass, not one at a time
             chosen = {code for code, names in enumerate(docs.sources) if matches(names)}
         else:

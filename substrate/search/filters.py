@@ -6,7 +6,7 @@ This module imports nothing heavy, so callers can build filters without loading 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError, scope_set
@@ -115,14 +115,30 @@ def tag_key(tag: str) -> str:
     return without_marks(tag.casefold())
 
 
-def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
+def source_matcher(
+    prefixes: Sequence[str], sources: Iterable[str] | None = None
+) -> Callable[[str], bool]:
     """A test of one source column entry (``source``, or ``source PATH_SEP path``): whether
     either name is one of ``prefixes`` or lies under one. It works on the joined entry as it
-    is, since it runs on every distinct source of every filtered query."""
+    is, since it runs on every distinct source of every filtered query.
+
+    Accents are compared composed on both sides (macOS writes "Café.md" decomposed, a user
+    types it not), unless one of ``sources`` (the entries it will be asked of) is named as
+    written: then the prefixes are matched as written, so a file is not taken for another
+    whose name differs only in how its accents are spelt (``ls --source`` piped to ``rm -``
+    removed both).
+    """
     if not all(prefixes):
         return lambda names: True
-    # accents composed on both sides: macOS writes "Café.md" decomposed, a user types it not
-    prefixes = [composed(p) for p in prefixes]
+    if sources is not None and not all(p.isascii() for p in prefixes):
+        as_written = _prefix_matcher(prefixes, fold=False)
+        if any(map(as_written, sources)):
+            return as_written
+    return _prefix_matcher([composed(p) for p in prefixes], fold=True)
+
+
+def _prefix_matcher(prefixes: Sequence[str], *, fold: bool) -> Callable[[str], bool]:
+    """``source_matcher``'s test, names composed first with ``fold``."""
     stems = tuple(p if p.endswith(("/", "\\")) else p + "/" for p in prefixes)
     exact = frozenset(prefixes)
     heads = (*stems, *(p + PATH_SEP for p in prefixes))  # the first name
@@ -134,7 +150,8 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     path_tails = tuple(("/" + p, p.count("/")) for p in prefixes if "/" in p.strip("/"))
 
     def matches(names: str) -> bool:
-        names = composed(names)
+        if fold:
+            names = composed(names)
         return (
             names in exact
             or names.startswith(heads)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from substrate.errors import InvalidInputError
+from substrate.ingest import ingest_path
 from substrate.item import SubstrateItem
 from substrate.search.filters import SearchFilters, source_matcher
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.ranker import rank
 from substrate.search.state import IndexState, build_state
 from substrate.search.tokenize import Analyzer
+from substrate.store import Substrate
 
 TOPICS = {
     "space": "orbit rocket planet astronaut galaxy telescope launch satellite comet nebula "
@@ -349,6 +352,25 @@ def test_a_source_typed_with_composed_accents_finds_one_macos_wrote_decomposed()
     written = unicodedata.normalize("NFD", "notes/Café_Übersicht.md")
     assert source_matcher(["notes/Café_Übersicht.md"])(written)
     assert source_matcher([written])("notes/Café_Übersicht.md")  # (and the other way round)
+    assert source_matcher([written], ["notes/Café_Übersicht.md"])(written)  # none as written
+
+
+def test_a_source_named_as_written_is_not_taken_for_its_twin_spelt_otherwise(
+    tmp_path: Path,
+) -> None:
+    # two files whose names differ only in how their accents are spelt: `ls --source` of one
+    # listed both, and piped to `rm -` removed both
+    import unicodedata
+
+    nfc, nfd = "résumé.md", unicodedata.normalize("NFD", "résumé.md")
+    (tmp_path / nfc).write_text("# A\n\nalpha composed\n")
+    (tmp_path / nfd).write_text("# B\n\nalpha decomposed\n")
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    for name, said in ((nfc, "alpha composed"), (nfd, "alpha decomposed")):
+        filters = SearchFilters(source_prefix=(str(tmp_path / name),))
+        hits = store.search("alpha", k=5, filters=filters)
+        assert [said in item.text for item, _ in hits] == [True], name
 
 
 @pytest.mark.parametrize("typed", ["istanbul", "İSTANBUL", "Istanbul"])
