@@ -193,6 +193,8 @@ class _Walker:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=_by_name)
         except OSError as exc:
+            if rel and isinstance(exc, FileNotFoundError):  # removed since its folder was
+                return [], []  # listed: gone, as a file removed so is, and its items with it
             self.result.failed.append((rel or ".", f"unreadable directory: {exc.strerror}"))
             self.result.unreadable.append(dirpath)
             return [], []

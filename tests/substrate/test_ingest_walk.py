@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -409,3 +410,14 @@ def test_a_name_that_is_not_utf8_can_be_left_out_by_the_rules(tmp_path: Path) ->
     assert [f.rel for f in walked.files] == ["ok.md"]
     assert walked.skipped == [("photo", "symlink leads to an ignored file")]
     assert walked.failed == [("caf\\xe9.md", f"name is not valid UTF-8; {_RENAME}")]
+
+
+def test_a_folder_removed_while_the_walk_goes_is_gone_not_unreadable(tmp_path: Path) -> None:
+    # `rm -rf` of a folder during an ingest failed the run (exit 1, "unreadable directory:
+    # No such file or directory") and kept the items of what was no longer there
+    _touch(tmp_path, "a.md", "later/b.md")
+    into = WalkResult()
+    folders = files_by_folder(tmp_path, into)
+    assert [f.rel for f in next(folders)] == ["a.md"]
+    shutil.rmtree(tmp_path / "later")
+    assert list(folders) == [] and into.failed == [] and into.unreadable == []
