@@ -27,6 +27,9 @@ STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
 
 
 NO_CONTENT = "no content"
+# Why a file is passed over as binary: git's rule, said, as a text file a crash left zeros in
+# is passed over too (``scan-secrets`` reads one, the NUL bytes as spaces)
+BINARY = "binary file (a NUL byte in its first 8 KiB, as git tells one)"
 # Why a shard's own file named, or a copy of its log named or found, is not ingested
 SHARD_FILE = "one of a mixle shard's own files (the shard holds its items, each in its scope)"
 SHARD_LOG = "a mixle shard's log (its lines are that shard's items, each in its scope), not data"

@@ -750,7 +750,7 @@ class IngestSession:
             self.fail(source, key, f"cannot read: {exc.strerror or exc}")
             return
         if binary:
-            self.outcome(source, key, status.SKIPPED, "binary file")
+            self.outcome(source, key, status.SKIPPED, status.BINARY)
         else:
             self.fail(source, key, "unsupported format (choose one with --as)")
 
@@ -1058,9 +1058,9 @@ class IngestSession:
             self.fail(source, ticket.path, _NOW_BINARY.format(kept))
             return
         mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
-        skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
+        skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], status.BINARY)
         skip.stamp = ticket.stamp
-        self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
+        self.skip_with_earlier_items(key, source, status.BINARY, skip, done.named)
 
     def skip_with_earlier_items(
         self,

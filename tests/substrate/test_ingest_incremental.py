@@ -19,6 +19,7 @@ import pytest
 from substrate.errors import InvalidInputError
 from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
+from substrate.ingest.report import BINARY
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import find_secrets
@@ -620,7 +621,7 @@ def test_binary_file_is_remembered_as_skipped(tree: Path, shard: Path) -> None:
     report = ingest_path(Substrate(shard), tree)
     assert report.bytes_read == 0
     assert [(f.source, f.reason) for f in report.files if f.status == "skipped"] == [
-        ("image.txt", "binary file")
+        ("image.txt", BINARY)
     ]
 
 
@@ -954,7 +955,7 @@ def test_a_text_file_that_turns_binary_fails_and_keeps_its_items(tmp_path: Path)
     for _ in range(2):  # and again: still kept, still said
         report = ingest_path(Substrate(shard), root)
         outcomes = {f.source: (f.status, f.reason) for f in report.files if f.status != "unchanged"}
-        assert outcomes["new.bin.txt"] == ("skipped", "binary file")
+        assert outcomes["new.bin.txt"] == ("skipped", BINARY)
         assert (
             outcomes["a.txt"][0] == "failed"
             and "1 earlier item(s) are kept" in outcomes["a.txt"][1]

@@ -16,6 +16,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.freshness import check_freshness, content_hash
 from substrate.gate import admit
 from substrate.ingest import IngestReport, ingest_path, ingest_text
+from substrate.ingest.report import BINARY
 from substrate.ingest.textio import content_digest
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -130,7 +131,7 @@ def test_binary_file_and_size_cap_are_skipped_with_a_note(tmp_path: Path) -> Non
     store = Substrate()
     report = ingest_path(store, tmp_path, max_file_size=4096)
     outcomes = {f.source: (f.status, f.reason) for f in report.files}
-    assert outcomes["blob.txt"] == ("skipped", "binary file")
+    assert outcomes["blob.txt"] == ("skipped", BINARY)
     assert outcomes["big.md"] == ("skipped", "larger than the size limit (5000 > 4096 bytes)")
     assert outcomes["small.md"] == ("added", "")
     assert report.files_skipped == 2
