@@ -332,6 +332,8 @@ def ingest_path(
             run.prune(walked_root, seen, walked.unreadable, found_none=found_none)
         elif walked_root is not None:
             run.tell_unpruned(walked_root, seen - run.unclaimed)
+        elif prune and not walked_tree:  # a file named where a folder was: its files are gone
+            run.prune(str(root), seen)
         run.finish()
     except KeyboardInterrupt:
         _finish_interrupted(run)

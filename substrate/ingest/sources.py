@@ -570,7 +570,8 @@ class SourceCache:
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
-        sorted; a file with a masked name is given as the cache names it.
+        sorted, and one that was at its own path before it was a folder; a file with a masked
+        name is given as the cache names it.
 
         Masking keeps a name's text up to its first secret, so a masked name lies under
         ``directory`` when it starts with it. When the directory's own name holds the secret,
@@ -586,7 +587,8 @@ class SourceCache:
         if shown != directory and MaskedFiles().paths(shown) == [directory]:
             prefixes.append(shown.rstrip(os.sep) + os.sep)
         keys = tuple(scoped_key(prefix, self.scope) for prefix in prefixes)
-        origins = [k[start:] for k in self.states if k.startswith(keys)]
+        itself = scoped_key(directory.rstrip(os.sep), self.scope)  # a file there before
+        origins = [k[start:] for k in self.states if k.startswith(keys) or k == itself]
         digests: set[str] | None = None
         missing = []
         for origin in origins:

@@ -1835,3 +1835,28 @@ def test_a_log_replaced_while_it_is_checked_without_the_lock_is_left_to_the_next
         log_module.LogFile(shard).refuse_damage_before_a_write()
     compacted[0] = True
     log_module.LogFile(shard).refuse_damage_before_a_write()  # replaced: no refusal
+
+
+def test_a_file_named_where_a_folder_was_and_the_reverse_replace_its_items(
+    tmp_path: Path,
+) -> None:
+    # ingested by name, a file replaced by a folder of its name (or a folder by a file) kept
+    # the items of what was there before, with nothing said
+    thing = tmp_path / "thing.txt"
+    thing.write_text("gamma\n")
+    store = Substrate()
+    ingest_path(store, thing)
+    thing.unlink()
+    thing.mkdir()
+    (thing / "inner.txt").write_text("delta\n")
+    report = ingest_path(store, thing)
+    assert [i.text for i in store.iter_items()] == ["delta"] and report.items_removed == 1
+    shutil.rmtree(thing)
+    thing.write_text("epsilon\n")
+    report = ingest_path(store, thing)
+    assert [i.text for i in store.iter_items()] == ["epsilon"] and report.items_removed == 1
+    thing.unlink()
+    thing.mkdir()
+    (thing / "inner.txt").write_text("zeta\n")
+    ingest_path(store, thing, prune=False)  # --no-prune keeps what was there
+    assert sorted(i.text for i in store.iter_items()) == ["epsilon", "zeta"]
