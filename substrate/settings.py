@@ -119,7 +119,8 @@ class Settings:
 
     def refuse_unknown_governance(self) -> None:
         """Refuse a write while ``[governance]`` holds a key this version does not know, or
-        the file a table whose name is near it ("governence").
+        the file a table whose name is near it ("governence"), or approvers in another table
+        (``[approvers]``, ``[shard.approvers]``).
 
         Misspelt ("approvrs"), the approvers it holds gate nothing: a write would pass where
         they were meant to stop it, so writers fail closed. Readers go on, told by the warning
@@ -133,8 +134,19 @@ class Settings:
         table = self.data.get("governance")
         known = KNOWN_KEYS["governance"]
         unknown = sorted(set(table) - known) if isinstance(table, dict) else []
+        astray = [  # [approvers], [shard.approvers]: approvers written in the wrong table
+            name
+            for name, value in sorted(self.data.items())
+            if name != "governance"
+            and (name == "approvers" or isinstance(value, dict) and "approvers" in value)
+        ]
         if near:
             what = f"has no table {_shown(near[0])} (did you mean governance?)"
+        elif astray:
+            where = "a table approvers" if astray[0] == "approvers" else "approvers in a table"
+            if astray[0] != "approvers":
+                where += f" {_shown(astray[0])}"
+            what = f"has {where}, which nothing reads (did you mean [governance.approvers]?)"
         elif unknown:
             what = f"[governance] has no setting {_shown(unknown[0])} ({_hint(unknown[0], known)})"
         else:

@@ -953,6 +953,14 @@ def test_an_approver_name_grant_refuses_is_refused_from_the_file(
             '[governence.approvers]\npublic = ["alice"]\n',
             "has no table 'governence' (did you mean governance?): no write is taken",
         ),
+        (  # approvers in the wrong table: as misspelt, they gated nothing
+            '[approvers]\npublic = ["alice"]\n',
+            "has a table approvers, which nothing reads (did you mean [governance.approvers]?)",
+        ),
+        (
+            '[shard.approvers]\npublic = ["alice"]\n',
+            "has approvers in a table 'shard', which nothing reads (did you mean",
+        ),
     ],
 )
 def test_a_misspelt_governance_setting_stops_every_write_and_no_read(
