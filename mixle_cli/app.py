@@ -111,7 +111,9 @@ def main_options(
 ) -> None:
     if shard is not None and not shard.strip():
         # an unset variable in a script ("--shard $DIR") must not fall back to another shard
-        raise typer.BadParameter("the shard path is empty", param_hint="--shard")
+        given = ctx.get_parameter_source("shard")
+        named = "MIXLE_SHARD" if given is not None and given.name == "ENVIRONMENT" else "--shard"
+        raise typer.BadParameter("the shard path is empty", param_hint=named)
     if wait is not None and not wait < math.inf:  # (click's range lets inf and nan through)
         raise typer.BadParameter("give a number of seconds", param_hint="--wait")
     refuse_when_run(None)

@@ -341,10 +341,16 @@ def http_answerer_from_config(
     base_url = env.get("MIXLE_ANSWERER_URL") or section.get("base_url")
     model = env.get("MIXLE_ANSWERER_MODEL") or section.get("model")
     key_env = env.get("MIXLE_ANSWERER_KEY_ENV") or section.get("api_key_env")
-    if not base_url or not model:
+    if not base_url and not model:
         raise InvalidInputError(
             "no answerer endpoint configured: set base_url and model in the [answerer] table "
             "of mixle.toml, or MIXLE_ANSWERER_URL and MIXLE_ANSWERER_MODEL"
+        )
+    if not base_url or not model:
+        missing = "base_url (MIXLE_ANSWERER_URL)" if model else "model (MIXLE_ANSWERER_MODEL)"
+        raise InvalidInputError(
+            f"the answerer endpoint has no {missing}: set it in the [answerer] table of "
+            "mixle.toml, or in the environment"
         )
     if source is not None and not env.get("MIXLE_ANSWERER_URL"):
         _refuse_shared_endpoint(str(base_url), source)

@@ -67,7 +67,8 @@ class Settings:
         if not raw.strip():  # mixle writes it whole: a crash or a sync tool emptied it
             return cls._lost(root, path, "empty")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            # (a byte-order mark, as Windows' Notepad writes one, is no TOML: passed over)
+            data = tomllib.loads(raw.decode("utf-8-sig"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ShardError(f"{path}: invalid TOML: {exc}") from exc
         if not data:  # comments alone: no setting, as mixle writes it, is left
@@ -177,7 +178,7 @@ class Settings:
         if self.path is None:
             return None
         try:  # as written: its line breaks (CRLF) kept
-            with self.path.open(encoding="utf-8", newline="") as fh:
+            with self.path.open(encoding="utf-8-sig", newline="") as fh:
                 return fh.read()
         except (OSError, UnicodeDecodeError):
             return None

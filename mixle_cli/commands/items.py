@@ -75,11 +75,27 @@ def item_summary(item: SubstrateItem) -> dict[str, Any]:
     }
 
 
+def _working_folder() -> Path:
+    """The working folder, or a failure saying it was removed (the OS says only "No such
+    file or directory")."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        fail(
+            "the current folder no longer exists, so no shard can be made in it",
+            OPERATIONAL,
+            "cd to a folder, or give the shard's place: mixle init PATH",
+        )
+
+
 def init(
     ctx: typer.Context,
     path: Annotated[
         Path | None,
-        typer.Argument(help="Folder to create the shard in (as PATH/.mixle). Default: here."),
+        typer.Argument(
+            help="Folder to create the shard in (as PATH/.mixle). Default: the --shard "
+            "directory or $MIXLE_SHARD, else here."
+        ),
     ] = None,
     json: JsonOpt = False,
 ) -> None:
@@ -93,7 +109,7 @@ def init(
     elif app_state.shard_option:
         root = Path(app_state.shard_option)
     else:
-        root = Path.cwd() / SHARD_DIR
+        root = _working_folder() / SHARD_DIR
     in_the_way = _file_in_the_way(root)
     if in_the_way is not None:  # the OS would say only "Not a directory" or "File exists"
         usage(f"{safe_text(str(in_the_way))} is a file, not a folder: no shard can be made there")
@@ -208,6 +224,8 @@ def add(
     app_state = state(ctx)
     body = _read_text(text, app_state)
     if not body.strip() and not fields:
+        if text == "-":
+            usage("nothing to add: standard input held no text")
         usage("nothing to add: give the text, - to read standard input, or --payload")
     substrate = app_state.substrate()
     links = list(dict.fromkeys(link or []))  # each once

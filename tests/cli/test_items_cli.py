@@ -493,6 +493,16 @@ def test_discovery_refuses_a_dot_mixle_it_cannot_use(
         find_shard("~nosuchuser9/kb", env={})
 
 
+def test_an_empty_shard_path_names_where_it_was_given(
+    mixle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MIXLE_SHARD", " ")
+    refused = mixle("add", "x")
+    assert refused.exit_code == 2 and "Invalid value for MIXLE_SHARD" in refused.stderr
+    refused = mixle("--shard", " ", "add", "x")
+    assert refused.exit_code == 2 and "Invalid value for --shard" in refused.stderr
+
+
 def test_a_working_folder_removed_since_is_said_so(mixle_bin: str, tmp_path: Path) -> None:
     """`mixle ls` in a shell left in a removed folder said only "I/O error: No such file or
     directory"."""
@@ -511,6 +521,14 @@ def test_a_working_folder_removed_since_is_said_so(mixle_bin: str, tmp_path: Pat
         env={**env, "HOME": str(tmp_path)},
     )
     assert done.returncode == 3 and "the current folder no longer exists" in done.stderr
+    gone.mkdir()
+    made = subprocess.run(  # init makes its shard there: said, not "I/O error"
+        [sys.executable, "-c", script, str(gone), mixle_bin, "init"],
+        capture_output=True,
+        text=True,
+        env={**env, "HOME": str(tmp_path)},
+    )
+    assert made.returncode == 3 and "no shard can be made in it" in made.stderr
 
 
 def test_with_no_home_the_per_user_shard_is_looked_for_in_the_password_database(
@@ -988,6 +1006,8 @@ def test_add_refuses_an_empty_item(mixle) -> None:
         refused = mixle(*args, input=given)
         assert refused.exit_code == 2 and "nothing to add" in refused.stderr
         assert "no shard" not in refused.stderr  # not "the first write creates it": none will
+        # (standard input was read: "give ... - to read standard input" told to use it)
+        assert ("standard input held no text" in refused.stderr) is (args == ("add", "-"))
     assert mixle("ls").exit_code == 3  # not even a shard was created
     assert mixle("add", "", "--payload", '{"n": 1}').exit_code == 0  # a record needs no text
 

@@ -1263,6 +1263,10 @@ def test_http_answerer_configuration() -> None:
     assert a.timeout == 5.0 and a.endpoint == "http://127.0.0.1:9/v1/chat/completions"
     with pytest.raises(InvalidInputError, match="no answerer endpoint"):
         http_answerer_from_config({}, {})
+    with pytest.raises(InvalidInputError, match=r"has no model \(MIXLE_ANSWERER_MODEL\)"):
+        http_answerer_from_config({}, {"MIXLE_ANSWERER_URL": "http://127.0.0.1:9/v1"})
+    with pytest.raises(InvalidInputError, match=r"has no base_url \(MIXLE_ANSWERER_URL\)"):
+        http_answerer_from_config({"model": "m"}, {})
     with pytest.raises(InvalidInputError, match="must not hold an API key"):
         http_answerer_from_config({"base_url": "http://x", "model": "m", "api_key": "k"}, {})
     for timeout in (True, float("nan"), float("inf"), 0):  # as mixle.toml's checks refuse them

@@ -233,3 +233,15 @@ def test_a_new_shard_keeps_itself_out_of_git_unless_told_otherwise(tmp_path: Pat
     in_place.add("text", "a note")
     in_place.save()
     assert not (project / ".gitignore").exists()  # it would hide the project's files from git
+
+
+def test_a_byte_order_mark_before_the_settings_is_passed_over(tmp_path: Path) -> None:
+    # Windows' Notepad writes one: "Invalid statement (line 1, column 1)" named no cause
+    toml = tmp_path / "mixle.toml"
+    toml.write_bytes(b'\xef\xbb\xbfformat = 1\r\n[shard]\r\nteam = "research"\r\n')
+    settings = Settings.load(tmp_path)
+    assert settings.get("shard", "team") == "research"
+    settings.data.setdefault("governance", {})["approvers"] = {"public": ["alice"]}
+    settings.save_table("governance", "approvers")  # an edit keeps the rest as written
+    assert Settings.load(tmp_path).get("governance", "approvers") == {"public": ["alice"]}
+    assert b'team = "research"\r\n' in toml.read_bytes()
