@@ -470,7 +470,9 @@ def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
         return parsed
     if fmt == "json":
         return parse_json(text, ctx)
-    return parse_delimited(text, ctx, "\t" if normalize_format(fmt) == "tsv" else ",")
+    # a .csv's delimiter is found as `mixle ingest` finds it: Excel writes ";" where a comma
+    # is the decimal mark, and read at commas its quoted cells fell apart into rows
+    return parse_delimited(text, ctx, "\t" if normalize_format(fmt) == "tsv" else None)
 
 
 def ingest_artifacts(

@@ -235,6 +235,18 @@ def test_ingest_file_csv_and_kind_as_format(tmp_path: Path) -> None:
     assert ingest_file(Substrate(), path, as_format="csv") == ids
 
 
+def test_ingest_file_reads_a_csv_at_its_own_delimiter(tmp_path: Path) -> None:
+    # read at commas, a ";" file's quoted cell over two lines fell apart into two records
+    path = tmp_path / "q.csv"
+    path.write_text('name;note;n\nalpha;"multi\nline";1\nbeta;"semi;colon";2\n')
+    store = Substrate()
+    items = [store.get(i) for i in ingest_file(store, path)]
+    assert [i.payload for i in items if i] == [
+        {"name": "alpha", "note": "multi\nline", "n": "1"},
+        {"name": "beta", "note": "semi;colon", "n": "2"},
+    ]
+
+
 def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None:
     assert ingest_file(Substrate(), tmp_path / "missing.txt") == []
     (tmp_path / "x.docx").write_text("?")
