@@ -32,7 +32,7 @@ from substrate.catalog import (
 from substrate.derived import CATALOG_FILE, INDEX_DIR
 from substrate.errors import ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
-from substrate.logend import refuse_lost_commits
+from substrate.logend import noted_end, refuse_lost_commits
 
 if TYPE_CHECKING:
     import numpy as np
@@ -161,7 +161,7 @@ class LogView:
         mark = self.watermark
         edited = mark.generation == generation and not self._covers(mark.offset, self.seal, state)
         if edited:
-            generation = self._edited(generation)
+            generation = self._edited(generation, state)
         if edited or generation != mark.generation:
             # after an edit, the whole log is read again (the catalog predates the edit too)
             generation = self._load_catalog(generation, state, trust=not edited)
@@ -178,17 +178,23 @@ class LogView:
             return True
         return offset <= state.committed_end and seal is not None and self.log.seal(offset) == seal
 
-    def _edited(self, generation: str) -> str:
-        """The log was changed other than by appending (by hand): give it a new generation, so
-        that every file derived from the old one (this catalog, the search index, the ingest
-        caches) is rebuilt rather than trusted; returns the generation to read it as (an end
-        noted past the log's stays noted: ``renew_generation``)."""
+    def _edited(self, generation: str, state: TailState) -> str:
+        """The log was changed other than by appending (by hand, or an older copy of it put
+        back): give it a new generation, so that every file derived from the old one (this
+        catalog, the search index, the ingest caches) is rebuilt rather than trusted; returns
+        the generation to read it as (an end noted past the log's stays noted:
+        ``renew_generation``)."""
         if not self._same_file(self._reading):
             raise _Replaced  # compacted by another process while read: not an edit
+        noted = noted_end(self.log.end_path)
+        shorter = noted is not None and noted[0] == generation and noted[1] > state.committed_end
         log.warning(
-            "%s was changed other than by appending (edited by hand?); the index files that "
-            "describe it are rebuilt from it",
+            "%s was %s; the index files that describe it are rebuilt from it, and its first "
+            "line is given a new generation to tell them so",
             self.log.path,
+            "cut short (an older copy put back, or lines removed by hand?)"
+            if shorter
+            else "changed other than by appending (edited by hand?)",
         )
         self._replace_catalog = True  # the next open should not have to notice again
         try:
@@ -217,7 +223,7 @@ class LogView:
         usable = head is not None and head.generation == generation
         usable = usable and trust and self._trust_catalog
         if head is not None and usable and not self._covers(head.watermark, head.seal, state):
-            generation = self._edited(generation)
+            generation = self._edited(generation, state)
             usable = False
         self._replace_catalog = self._replace_catalog or replace
         if head is not None and usable:

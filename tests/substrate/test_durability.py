@@ -399,7 +399,7 @@ def test_deleting_an_early_line_rebuilds_the_catalog_with_a_warning(
     with caplog.at_level(logging.WARNING, logger="substrate.view"):
         reader = Substrate(tmp_path)
         assert [i.id for i in reader.all()] == ids[:8] + ids[9:]
-    assert "changed other than by appending" in caplog.text
+    assert "cut short (an older copy put back, or lines removed by hand?)" in caplog.text
     assert all(reader.get(i) is not None for i in ids if i != ids[8]) and len(reader) == 59
     # a new generation: every file built on the old log (search index, ingest caches) sees it
     after = LogFile(tmp_path).generation()
@@ -1098,6 +1098,30 @@ def _shard_with_a_backup(path: Path) -> tuple[Substrate, bytes]:
     s.remove(ids[0])
     s.save()
     return s, backup
+
+
+def test_an_older_copy_of_the_same_generation_put_back_is_said_to_be_cut_short(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a backup from before later appends, restored: blamed on an edit by hand, and its first
+    # line renewed with nothing said of it
+    s = Substrate(tmp_path)
+    for n in range(300):
+        s.add("text", f"fact {n}")
+    s.save()
+    s.checkpoint()
+    backup = (tmp_path / "items.jsonl").read_bytes()
+    s.add("text", "later")
+    s.save()
+    s.checkpoint()  # the catalog describes the longer log
+    s.close()
+    (tmp_path / "items.jsonl").write_bytes(backup)
+    with caplog.at_level(logging.WARNING, logger="substrate.view"):
+        reader = Substrate(tmp_path)
+        assert len(reader) == 300
+    assert "was cut short (an older copy put back, or lines removed by hand?)" in caplog.text
+    assert "given a new generation" in caplog.text and "edited by hand" not in caplog.text
+    assert reader.log_health()["lost_bytes"] > 0  # the loss is still told
 
 
 def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_written_to(
