@@ -655,19 +655,48 @@ class SourceCache:
         for item_id in changes.removed:
             self._detach(item_id)
             published.discard(item_id)
+        stored: dict[str, dict[str, SourceState]] = {}
         for item in changes.upserts:
             key = source_key(item)
             if key is None:
                 self._detach(item.id)
             else:
-                self._attach(key, item.id, _state_of(item.provenance))
-                self._stored_meanwhile.add(key)
+                seen = _state_of(item.provenance)
+                self._attach(key, item.id, seen)
+                stored.setdefault(key, {})[item.id] = seen
                 if item.scope == self.scope:
                     published.discard(item.id)
                 else:  # (or merged into another team's item: no longer this scope's either)
                     published.add(item.id)
+        for key, version in stored.items():
+            self._stored_meanwhile.add(key)
+            self._take_version(key, version)
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
+
+    def _take_version(self, key: str, seen: dict[str, SourceState]) -> None:
+        """Take as ``key``'s state the version of its file another run stored whole: items of
+        one content and options, and no other item of the file left. Its size and time are
+        then known, as if this run had read it: the next ingest of the unchanged file skips it,
+        where one that found the state of the version before (a cache that a compaction wrote
+        while that run went on) parsed the file again and wrote its items once more."""
+        state = self._state(key)
+        first = next(iter(seen.values()))
+        one_version = all(
+            (s.content_hash, s.options) == (first.content_hash, first.options)
+            for s in seen.values()
+        )
+        if state is None or not one_version or not first.content_hash:
+            return
+        if set(state.ids) != seen.keys():  # (the items of an earlier version are left too)
+            return
+        state.size, state.mtime_ns, state.content_hash = (
+            first.size,
+            first.mtime_ns,
+            first.content_hash,
+        )
+        state.options, state.problems, state.stamp = first.options, first.problems, 0
+        state.skipped, state.rejected = "", []
 
     def stored_meanwhile(self, origin: str) -> bool:
         """Whether another run stored ``origin`` since this cache was opened (see ``fold``)."""
