@@ -142,10 +142,14 @@ def fit_model(counts: Counts, params: SearchParams) -> EmbeddingModel | None:
     candidates = np.flatnonzero(df >= 2)
     if candidates.shape[0] < params.min_vocab_semantic:
         return None
+    # The model's terms in the order of their text, not of their ids (the order items came
+    # in): the SVD's random probe is laid along the columns, so a shard rebuilt from its items
+    # in another order (after a long history, or from a backup) ranks as a fresh one does.
+    candidates = np.asarray(sorted(candidates.tolist(), key=counts.terms.__getitem__), np.int64)
     if candidates.shape[0] > params.max_model_terms:
-        # Most frequent first; ties by term id, which follows first appearance (deterministic).
-        by_freq = np.lexsort((candidates, -df[candidates]))
-        candidates = np.sort(candidates[by_freq[: params.max_model_terms]])
+        # most frequent first; ties by the terms' text (a stable sort keeps that order)
+        by_freq = np.argsort(-df[candidates], kind="stable")
+        candidates = candidates[np.sort(by_freq[: params.max_model_terms])]
     sample = _sample_rows(n_docs, params.fit_sample)
     dim = min(params.dim, sample.shape[0] - 1, candidates.shape[0] - 1)
     idf = (np.log((1.0 + n_docs) / (1.0 + df[candidates])) + 1.0).astype(np.float32)

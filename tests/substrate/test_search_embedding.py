@@ -48,6 +48,21 @@ def test_fitting_is_deterministic() -> None:
     assert np.array_equal(a.components, b.components)
 
 
+def test_the_fit_does_not_depend_on_the_order_items_came_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the random probe was laid along term ids, which follow first appearance: a shard rebuilt
+    # after a long history ranked otherwise than a fresh one of the same items
+    monkeypatch.setattr("substrate.search.embedding.DENSE_SVD_CELLS", 0)  # the randomized SVD
+    texts = corpus(300)
+    a = fit_model(count_texts(Analyzer(), texts), DEFAULT_PARAMS)
+    b = fit_model(count_texts(Analyzer(), texts[::-1]), DEFAULT_PARAMS)
+    assert a is not None and b is not None and a.terms == b.terms
+    counts = count_texts(Analyzer(), texts)
+    alike, other = a.project(counts), b.project(counts)  # the similarities search ranks by
+    assert np.abs(alike @ alike.T - other @ other.T).max() < 1e-4  # (it was 0.2)
+
+
 def test_numpy_projection_matches_the_sparse_product() -> None:
     from scipy import sparse
 
