@@ -140,6 +140,7 @@ def _continues(line: str) -> bool:
 MIN_WRAPPED_CHARS = 40
 
 
-# A line ending a sentence (or a label), whatever citations follow; a numbered list item
-_ENDS = re.compile(r"[.!?:;]\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$")
+# A line ending a sentence (or a label, or a quote cut short: "… [1]", which
+# ``quotes_apart`` ended its line at), whatever citations follow; a numbered list item
+_ENDS = re.compile(r"[.!?:;…]\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$")
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from substrate.answer import strip_citations
-from substrate.claims import quotes_apart, sentence_claims
+from substrate.claims import quotes_apart, sentence_claims, unwrapped
 from substrate.errors import InvalidInputError
 from substrate.factuality import (
     ClaimVerdict,
@@ -475,6 +475,13 @@ def test_a_quote_cut_short_ends_its_claim(shard: Substrate) -> None:
         shard, "Refunds are given within 30… [1] The warehouse ships orders."
     )
     assert [v.supported for v in receipt.verdicts] == [True, True]
+    # nor is a quote in lower case that follows one cut short and long enough to be a wrapped
+    # line: its line was joined to the next again, two claims taken for one
+    lower = (
+        "an approximate method of predicting the interference in wind tunnel and… [1] the "
+        "supersonic boom in steady flight is due to the effects of body volume. [2]"
+    )
+    assert len(sentence_claims(strip_citations("\n".join(unwrapped(quotes_apart(lower)))))) == 2
     # a "…" before a capital ends a claim too, but not in a quotation, nor a pause
     paused = "Failover takes about 5 minutes… The primary database runs in us-east-1."
     assert len(sentence_claims(strip_citations(quotes_apart(paused)))) == 2
