@@ -45,6 +45,12 @@ _DURATION_FRAME = re.compile(
 # "how long is the trial" asks for a length of time, or a number ("3 metres")
 _LENGTH_FRAME = re.compile(r"\b(?P<a>how\s+long)\b", re.IGNORECASE)
 _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
+# "How much does a wind tunnel cost?" asks for a price: "a choked wind tunnel at Mach 1"
+# gives a number, and no price
+_PRICE_FRAME = re.compile(
+    r"\b(?P<a>how\s+much)\b(?=[^?]{0,80}?\b(?:cost|costs|charge|charges|pay|paid)\b)",
+    re.IGNORECASE,
+)
 # "how big is the canary" asks for a size: a number ("5%", "2 GB"), not the word "big"
 # (not "how fast" or "how high": "immediately" and "low" answer them as often as numbers)
 _SIZE_FRAME = re.compile(r"\b(?P<a>how\s+(?:big|large))\b", re.IGNORECASE)
@@ -121,6 +127,23 @@ def _states_number(sentence: str) -> bool:
     return _NUMBER.search(_DATE.sub(" ", sentence)) is not None
 
 
+# A price: an amount of money, or a number a word of money goes with ("costs 12 per seat")
+_MONEY = re.compile(
+    r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:[$€£¥₹]|(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b)"
+    r"|\b(?:free of charge|at no cost|for free|no charge)\b",
+    re.IGNORECASE,
+)
+_MONEY_WORD = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|pricing|fee|fees|charge[sd]?)\b", re.I
+)
+
+
+def _states_price(sentence: str) -> bool:
+    if _MONEY.search(sentence):
+        return True
+    return _MONEY_WORD.search(sentence) is not None and _states_number(sentence)
+
+
 def _states_duration(sentence: str) -> bool:
     return _DURATION.search(sentence) is not None or _DURATION_LABEL.search(sentence) is not None
 
@@ -166,6 +189,7 @@ Statement = Callable[[str], object]
 _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_DURATION_FRAME, _states_duration),
     (_LENGTH_FRAME, _states_amount),
+    (_PRICE_FRAME, _states_price),  # before "how much": a frame term's first test holds
     (_QUANTITY_FRAME, _states_number),
     (_SIZE_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),

@@ -1431,6 +1431,20 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
+def test_how_much_a_thing_costs_is_answered_by_a_price_not_any_number() -> None:
+    # "How much does a wind tunnel cost?" was answered, confidently, by a tunnel at Mach 1
+    s = Substrate()
+    s.add("text", "A study of flow with free stream Mach number 1 in a choked wind tunnel.")
+    s.add("text", "The wind tunnel has a test section of 2 metres.")
+    s.add("text", "The cost of the computation is halved by the new scheme.")
+    assert extractive(s, "How much does a wind tunnel cost?").abstained
+    s.add("text", "Building the wind tunnel cost $4.2 million in 1958.")
+    assert "$4.2 million" in (extractive(s, "How much does a wind tunnel cost?").answer or "")
+    assert "2 metres" in (
+        extractive(s, "How much room does the wind tunnel test section have?").answer or ""
+    )
+
+
 def test_what_a_thing_costs_is_not_answered_by_a_sentence_stating_no_charge() -> None:
     s = Substrate()
     s.add("text", "notify-service sends push notifications between 08:00 and 21:00.")
