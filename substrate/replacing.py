@@ -228,16 +228,26 @@ def temporary_name(name: str) -> str:
 
 
 def remove_abandoned_temporaries(directory: Path, name: str = "*") -> None:
-    """Delete the ``.NAME.PID-THREAD.tmp`` files in ``directory`` whose writing process is gone (a
-    kill -9, a power cut): nothing else would, and a half-written index file can be large.
-    ``name`` keeps to the temporaries of one file (in a folder that is not mixle's own)."""
+    """Delete the temporaries in ``directory`` whose writing process is gone
+    (``abandoned_temporaries``): nothing else would, and a half-written index file can be
+    large. ``name`` keeps to the temporaries of one file (in a folder that is not mixle's
+    own)."""
+    for path in abandoned_temporaries(directory, name):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            log.info("removed %s, left by a process that did not finish writing it", path)
+
+
+def abandoned_temporaries(directory: Path, name: str = "*") -> list[Path]:
+    """The ``.NAME.PID-THREAD.tmp`` files in ``directory`` whose writing process is gone (a
+    kill -9, a power cut)."""
     pattern = name if name == "*" else glob.escape(name)  # a file named "base[1].json"
+    found = []
     for path in directory.glob(f".{pattern}.*.tmp"):
         pid = path.name.rsplit(".", 2)[-2].split("-", 1)[0]  # older ones: .NAME.PID.tmp
         if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                path.unlink()
-                log.info("removed %s, left by a process that did not finish writing it", path)
+            found.append(path)
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -10,6 +11,7 @@ from typing import Any
 
 from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError
+from substrate.replacing import abandoned_temporaries
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
 from substrate.shardfiles import refuse_undecodable_path
@@ -131,6 +133,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         if scoped
         else health,
         "index_bytes": None if scoped else _dir_size(root / "index") if root else 0,
+        # files a write killed midway left (a compaction's copy of the log): the next removes
+        "abandoned_bytes": None if scoped else _abandoned_bytes(root) if root else 0,
         "index": _index_section(substrate, scoped=scoped),
         # nothing unfinished after the last commit, nothing committed missing before it
         "healthy": health["uncommitted_bytes"] == 0
@@ -140,6 +144,15 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
     }
     # the shard's paths hold no item content, but a folder may be named after a secret
     return {key: _masked(value) for key, value in report.items()}
+
+
+def _abandoned_bytes(root: Path) -> int:
+    """The bytes of the temporaries a stopped writer left in the shard and its index."""
+    total = 0
+    for path in abandoned_temporaries(root) + abandoned_temporaries(root / INDEX_DIR):
+        with contextlib.suppress(OSError):  # (removed since it was listed)
+            total += path.stat().st_size
+    return total
 
 
 def _masked(value: Any) -> Any:

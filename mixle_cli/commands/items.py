@@ -542,6 +542,11 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     reads_nothing = app_state.team_reads_nothing(held=report["items"] > 0)
     if reads_nothing:
         output.note(f"note: {reads_nothing}")
+    if report["abandoned_bytes"]:  # left out for a reader confined to some scopes
+        output.note(
+            f"note: {report['abandoned_bytes']:,} bytes of files a write stopped midway left "
+            "(a compaction killed?) are not counted above; the next write removes them"
+        )
     # what refuses writes first: a write would not remove an unfinished one then
     if log.get("header_lost"):
         output.note(f"warning: {HEADER_LOST}")

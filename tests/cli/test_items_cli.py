@@ -265,6 +265,20 @@ def test_status_says_when_a_compaction_would_reclaim_much_of_the_log(mixle) -> N
     assert mixle("get", kept).exit_code == 0
 
 
+def test_status_tells_of_the_copy_a_killed_compaction_left(mixle, isolated_shard_env: Path) -> None:
+    # a compaction killed midway leaves its copy of the log (as large as the log): the shard
+    # took more room than status said, and neither status nor audit told why
+    assert mixle("add", "a note").exit_code == 0
+    left = isolated_shard_env / ".items.jsonl.999999999.tmp"  # (no process has that id)
+    left.write_bytes(b"x" * 5000)
+    assert mixle("status", "--json").json()["abandoned_bytes"] == 5000
+    told = mixle("status")
+    assert "note: 5,000 bytes of files a write stopped midway left" in told.stderr
+    assert mixle("--as", "research", "status", "--json").json()["abandoned_bytes"] is None
+    assert mixle("add", "another").exit_code == 0  # the next write removes it
+    assert not left.exists() and mixle("status", "--json").json()["abandoned_bytes"] == 0
+
+
 def test_compact(mixle) -> None:
     ids = [mixle("add", f"n{i}").stdout.strip() for i in range(3)]
     mixle("rm", ids[0])
