@@ -262,7 +262,7 @@ def _print_freshness(
     for item_id, command in sorted(elsewhere.items()):
         by_command.setdefault(command, []).append(item_id)
     for command, ids in sorted(by_command.items()):
-        template = _PUBLISHED_HINT if command == _PUBLISHED else _EXPLICIT_HINT
+        template = _HINTS.get(command, _EXPLICIT_HINT)
         output.note(f"hint: {template.format(', '.join(ids), command=command)}")
 
 
@@ -280,13 +280,21 @@ _EXPLICIT_HINT = (
     "item(s) {} were stored by `mixle {command}`, which adds what it reads and removes "
     "nothing: run it again for the new content, then remove the old item(s) with `mixle rm ID`"
 )
+# A published copy stays when its file goes: no ingest removes it
+_PUBLISHED_GONE_HINT = (
+    "published item(s) {} stay though their file was moved or removed; if it was moved, "
+    "publish its new item and `mixle merge PUBLISHED NEW --prefer other`, else remove the copy "
+    "with `mixle rm ID`"
+)
 _PUBLISHED = "publish"
+_PUBLISHED_GONE = "publish, file gone"
+_HINTS = {_PUBLISHED: _PUBLISHED_HINT, _PUBLISHED_GONE: _PUBLISHED_GONE_HINT}
 
 
 def _not_ingested(app_state: AppState, report: dict[str, Any]) -> dict[str, str]:
     """The stale items whose file changed or went that `mixle ingest` does not bring up to
-    date: published copies (``_PUBLISHED_HINT``) and the items of an explicit form
-    (``_EXPLICIT_HINT``), each with what stored it."""
+    date: published copies (``_PUBLISHED_HINT``, ``_PUBLISHED_GONE_HINT``) and the items of
+    an explicit form (``_EXPLICIT_HINT``), each with what stored it."""
     from substrate import published_copy
 
     told = {
@@ -299,6 +307,8 @@ def _not_ingested(app_state: AppState, report: dict[str, Any]) -> dict[str, str]
         if published_copy(item):
             if "changed" in told[item_id]:
                 found[item_id] = _PUBLISHED
+            elif "moved" in told[item_id]:
+                found[item_id] = _PUBLISHED_GONE
         elif "ingest_options" not in item.provenance:  # (every item `ingest` stores has them)
             found[item_id] = _explicit_form(item)
     return found

@@ -742,6 +742,17 @@ def test_freshness_counts_each_signal_and_says_how_to_refresh_a_published_copy(
     assert again.stdout.startswith("1 of 2 item(s) stale (1 changed)\n")
     assert "mixle merge PUBLISHED NEW --prefer other" in again.stderr
     assert "`mixle ingest` the folders" not in again.stderr  # which would change nothing
+    # its file removed, the copy stays on every run: an ingest, which the hint said, does not
+    # remove a published item
+    (notes / "retry.md").unlink()
+    (notes / "other.md").write_text("# Other\n\nStill here.\n")
+    assert mixle("ingest", str(notes), "-q").exit_code == 0
+    gone = mixle("freshness")
+    assert gone.stdout.startswith("1 of 2 item(s) stale (1 moved)\n"), gone.stdout
+    assert f"published item(s) {ids['Retry']} stay though their file was moved or removed" in (
+        gone.stderr
+    )
+    assert "`mixle ingest` the folders" not in gone.stderr
 
 
 def test_freshness_names_the_explicit_form_that_stored_an_item_not_ingest(
