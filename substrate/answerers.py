@@ -338,6 +338,11 @@ def http_answerer_from_config(
             "mixle.toml must not hold an API key: put it in an environment variable and name "
             "that variable with [answerer] api_key_env"
         )
+    for name in ("MIXLE_ANSWERER_URL", "MIXLE_ANSWERER_MODEL", "MIXLE_ANSWERER_KEY_ENV"):
+        if name in env and not env[name].strip():  # a variable a script left unset
+            raise InvalidInputError(
+                f"{name} is set but empty; unset it to use the [answerer] table of mixle.toml"
+            )
     base_url = env.get("MIXLE_ANSWERER_URL") or section.get("base_url")
     model = env.get("MIXLE_ANSWERER_MODEL") or section.get("model")
     key_env = env.get("MIXLE_ANSWERER_KEY_ENV") or section.get("api_key_env")

@@ -1267,6 +1267,9 @@ def test_http_answerer_configuration() -> None:
         http_answerer_from_config({}, {"MIXLE_ANSWERER_URL": "http://127.0.0.1:9/v1"})
     with pytest.raises(InvalidInputError, match=r"has no base_url \(MIXLE_ANSWERER_URL\)"):
         http_answerer_from_config({"model": "m"}, {})
+    configured = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    with pytest.raises(InvalidInputError, match="MIXLE_ANSWERER_MODEL is set but empty"):
+        http_answerer_from_config(configured, {"MIXLE_ANSWERER_MODEL": ""})
     with pytest.raises(InvalidInputError, match="must not hold an API key"):
         http_answerer_from_config({"base_url": "http://x", "model": "m", "api_key": "k"}, {})
     for timeout in (True, float("nan"), float("inf"), 0):  # as mixle.toml's checks refuse them
