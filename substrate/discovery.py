@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from substrate.errors import ShardError
+from substrate.locking import planted
 
 SHARD_DIR = ".mixle"
 
@@ -97,29 +98,30 @@ def _refuse_unusable(found: Path) -> None:
     """Refuse a ``.mixle`` found above the working folder that is no shard of the user's.
 
     Passing it over would send the command to a shard further up or to the per-user one,
-    without a word: a link to a drive not mounted would have its items stored elsewhere. And a
-    folder of another user's (planted in a shared folder above a repository) would have its
-    settings govern this user's commands: its ``[secrets]`` could let a commit's secrets pass
-    the hook. Named with ``--shard`` or ``MIXLE_SHARD``, either is the user's choice.
+    without a word: a link to a drive not mounted would have its items stored elsewhere. And
+    one another user planted in a folder anyone may write to (``locking.planted``, a link
+    too) would have its settings govern this user's commands: its ``[secrets]`` could let a
+    commit's secrets pass the hook. Named with ``--shard`` or ``MIXLE_SHARD``, either is the
+    user's choice.
     """
-    where = f"the nearest .mixle folder, {found},"
+    where = f"the nearest .mixle, {found},"
     hint = "name the shard to use with --shard or MIXLE_SHARD"
     try:
         info = found.stat()
     except OSError as exc:
         target = os.readlink(found) if found.is_symlink() else None
-        what = f"a link to {target}, which" if target is not None else "it"
+        what = f"is a link to {target}, which" if target is not None else ""
         raise ShardError(
-            f"{where} is {what} cannot be opened ({exc.strerror}; a drive not mounted?): "
+            f"{where} {what} cannot be opened ({exc.strerror}; a drive not mounted?): "
             f"mount it, or {hint}"
         ) from None
     if not stat.S_ISDIR(info.st_mode):
-        raise ShardError(f"{where} is no folder: remove it, or {hint}")
-    uid = os.geteuid() if hasattr(os, "geteuid") else None
-    if uid is not None and info.st_uid not in (uid, 0):
+        raise ShardError(f"{where} is not a folder: remove it, or {hint}")
+    if planted(found):
         raise ShardError(
-            f"{where} belongs to another user (uid {info.st_uid}), whose settings would "
-            f"govern this command: {hint} if you trust it"
+            f"{where} belongs to another user (uid {os.lstat(found).st_uid}) and lies in a "
+            f"folder anyone may write to, so anyone may have put it there, and its settings "
+            f"would govern this command: {hint} if you trust it"
         )
 
 

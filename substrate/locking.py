@@ -50,6 +50,20 @@ def refuse_shared_folder(folder: Path) -> None:
         )
 
 
+def planted(path: Path) -> bool:
+    """Whether ``path`` (the link itself, when it is one) lies in a folder anyone may write to
+    (``/tmp``) and belongs to neither the user running this nor root: anyone may have put it
+    there. (A group's share is its members' to change, each other's files too, so nothing
+    there can be told apart; a checkout someone else owns, read as root in a container, is
+    trusted as it is.)"""
+    try:
+        shared = os.stat(path.parent).st_mode & stat.S_IWOTH
+        owner = os.lstat(path).st_uid
+    except OSError:  # gone since: nothing to read
+        return False
+    return bool(shared) and owner not in (os.getuid(), 0)
+
+
 @contextmanager
 def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (a file, created if missing, or a folder) for

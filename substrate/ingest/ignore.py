@@ -30,13 +30,13 @@ import heapq
 import logging
 import os
 import re
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from substrate.folding import composed
 from substrate.ingest.textio import read_regular
+from substrate.locking import planted
 
 log = logging.getLogger(__name__)
 
@@ -346,7 +346,7 @@ class Unread:
     path: str
     reason: str
     failed: bool = False
-    untrusted: bool = False  # anyone may have put it there (``_planted``): not read, told
+    untrusted: bool = False  # anyone may have put it there (``planted``): not read, told
 
 
 @dataclass(frozen=True, slots=True)
@@ -523,7 +523,7 @@ def enclosing_rules(root: Path) -> IgnoreStack:
 
     So a file is left out or not whichever folder around it is named for ingestion. What
     another user left in a folder anyone may write to (``/tmp/.mixleignore``, a ``/tmp/.git``)
-    is passed over (``_planted``): it must not take files out of this user's shard.
+    is passed over (``planted``): it must not take files out of this user's shard.
     """
     top = work_tree_top(root)
     stack = IgnoreStack()
@@ -536,7 +536,7 @@ def enclosing_rules(root: Path) -> IgnoreStack:
             path = parent / fname
             if not ((mixle or in_tree) and os.path.lexists(path)):
                 continue
-            if _planted(path):
+            if planted(path):
                 told = Unread(str(path), _PLANTED, untrusted=True)
                 stack = stack.push(RuleSet((), unread=told))
             else:
@@ -547,19 +547,6 @@ def enclosing_rules(root: Path) -> IgnoreStack:
 _PLANTED = "ignore file not read: another user's, in a folder anyone may write to"
 
 
-def _planted(path: Path) -> bool:
-    """Whether ``path`` lies in a folder anyone may write to (``/tmp``) and belongs to
-    neither the user running this nor root: anyone may have put it there. (A group's share
-    is its members' to change, each other's files too, so nothing there can be told apart;
-    a checkout someone else owns, read as root in a container, keeps its rules.)"""
-    try:
-        shared = os.stat(path.parent).st_mode & stat.S_IWOTH
-        owner = os.lstat(path).st_uid
-    except OSError:  # gone since: nothing to read
-        return False
-    return bool(shared) and owner not in (os.getuid(), 0)
-
-
 def work_tree_top(root: Path) -> Path | None:
     """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
     or None."""
@@ -567,7 +554,7 @@ def work_tree_top(root: Path) -> Path | None:
     if os.path.exists(root / ".git"):  # in the tree named: the user's choice, as in a walk
         return root
     tops = (p for p in root.parents if os.path.exists(p / ".git"))
-    return next((p for p in tops if not _planted(p / ".git")), None)
+    return next((p for p in tops if not planted(p / ".git")), None)
 
 
 def _prefix(root: Path, above: Path) -> str:

@@ -491,7 +491,7 @@ def test_discovery_refuses_a_dot_mixle_it_cannot_use(
     assert not (tmp_path / "home" / ".local" / "share" / "mixle").exists()
     planted.unlink()
     planted.write_text("")
-    with pytest.raises(ShardError, match="is no folder"):
+    with pytest.raises(ShardError, match="is not a folder"):
         find_shard(env={}, cwd=work)
     planted.unlink()
     planted.mkdir()
@@ -499,10 +499,22 @@ def test_discovery_refuses_a_dot_mixle_it_cannot_use(
     if os.geteuid() == 0:  # (a folder of root's is anyone's: root could do anything)
         os.chown(planted, 65534, 65534)
     else:
-        monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)
+        monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 1)
+    # another user's, in a folder only they write to: theirs to share (a checkout read as
+    # root in a container, a group's share)
+    assert find_shard(env={}, cwd=work) == planted
+    planted.parent.chmod(0o1777)  # in a folder anyone may write to: anyone may have put it
     with pytest.raises(ShardError, match="belongs to another user"):
         find_shard(env={}, cwd=work)
     assert find_shard(planted, env={}, cwd=work) == planted  # named: the user's choice
+    planted.rmdir()
+    own = tmp_path / "own"
+    own.mkdir()
+    planted.symlink_to(own)  # a link another user planted, to a folder of one's own
+    if os.geteuid() == 0:
+        os.lchown(planted, 65534, 65534)
+    with pytest.raises(ShardError, match="belongs to another user"):
+        find_shard(env={}, cwd=work)
     with pytest.raises(ShardError, match="no home folder for ~nosuchuser9"):
         find_shard("~nosuchuser9/kb", env={})
 
