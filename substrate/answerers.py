@@ -357,8 +357,8 @@ def http_answerer_from_config(
             f"the answerer endpoint has no {missing}: set it in the [answerer] table of "
             "mixle.toml, or in the environment"
         )
-    if source is not None and not env.get("MIXLE_ANSWERER_URL"):
-        _refuse_shared_endpoint(str(base_url), source)
+    if source is not None:
+        _refuse_shared_endpoint(str(base_url), section, env, source)
     configured = section.get("timeout", 120.0)
     problem = seconds_problem(configured)  # (a section not read from a shard's settings)
     if problem is not None:
@@ -372,21 +372,38 @@ def http_answerer_from_config(
     )
 
 
-def _refuse_shared_endpoint(base_url: str, source: os.PathLike[str] | str) -> None:
-    """Refuse ``base_url`` when it leads off this machine and ``source``, the file naming it,
-    is tracked by git (a clone carries it: its author chose the URL, not the user)."""
+def _refuse_shared_endpoint(
+    base_url: str,
+    section: Mapping[str, Any],
+    env: Mapping[str, str],
+    source: os.PathLike[str] | str,
+) -> None:
+    """Refuse an endpoint off this machine when ``source``, the file of ``section``, is tracked
+    by git (or in a repository whose index cannot be read) and chose its URL or the variable
+    whose key is sent there: a clone carries the file, and its author chose them, not the
+    user. The environment's choices are the user's."""
     if _loopback(urllib.parse.urlsplit(base_url).hostname or ""):
+        return
+    chosen = [
+        key
+        for key, variable in (
+            ("base_url", "MIXLE_ANSWERER_URL"),
+            ("api_key_env", "MIXLE_ANSWERER_KEY_ENV"),
+        )
+        if section.get(key) and not env.get(variable)
+    ]
+    if not chosen:
         return
     from substrate.ingest.gitindex import tracked_by_git
 
-    if tracked_by_git(source):
+    if tracked_by_git(source, unread=True):
         from substrate.secrets.sources import shown_path
 
         raise InvalidInputError(
             f"{shown_path(os.fspath(source))} is tracked by git, so anyone who commits to the "
-            "repository chooses its [answerer] base_url: mixle sends nothing to another machine "
-            "it names. To use that endpoint, set MIXLE_ANSWERER_URL (and MIXLE_ANSWERER_KEY_ENV "
-            "for its key) in your environment"
+            f"repository chooses its [answerer] {' and '.join(chosen)}: mixle sends nothing to "
+            "another machine by it. To use that endpoint, set MIXLE_ANSWERER_URL (and "
+            "MIXLE_ANSWERER_KEY_ENV for its key) in your environment"
         )
 
 

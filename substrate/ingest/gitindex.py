@@ -61,14 +61,19 @@ def tracked_in(top: Path) -> Tracked | None:
     return _read(str(index), info.st_size, info.st_mtime_ns)
 
 
-def tracked_by_git(path: os.PathLike[str] | str) -> bool:
-    """Whether the file at ``path`` is tracked by the git repository whose work tree holds it."""
+def tracked_by_git(path: os.PathLike[str] | str, *, unread: bool = False) -> bool:
+    """Whether the file at ``path`` is tracked by the git repository whose work tree holds it;
+    ``unread`` when that repository has an index mixle cannot read (a split one, or one
+    written without its checksum)."""
     where = Path(os.path.abspath(path))
     top = work_tree_top(where.parent)
-    if top is None:
-        return False
+    index = _index_path(top) if top is not None else None
+    if top is None or index is None or not index.exists():
+        return False  # (a repository of no commit yet has no index: it tracks nothing)
     tracked = tracked_in(top)
-    return tracked is not None and tracked.holds(where.relative_to(top).as_posix(), False)
+    if tracked is None:
+        return unread
+    return tracked.holds(where.relative_to(top).as_posix(), False)
 
 
 def _index_path(top: Path) -> Path | None:

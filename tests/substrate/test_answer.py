@@ -1246,13 +1246,18 @@ def test_http_answerer_from_a_tracked_settings_file(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="tracked by git"):
         http_answerer_from_config(far, {}, source=settings)
     assert http_answerer_from_config(far, {}).base_url == far["base_url"]  # no source: as told
-    env = {"MIXLE_ANSWERER_URL": "https://api.example/v1"}  # the user's own choice
-    assert (
-        http_answerer_from_config(far, env, source=settings).base_url == env["MIXLE_ANSWERER_URL"]
-    )
+    env = {"MIXLE_ANSWERER_URL": "https://api.example/v1"}  # the user's own choice, but
+    with pytest.raises(InvalidInputError, match=r"chooses its \[answerer\] api_key_env"):
+        http_answerer_from_config(far, env, source=settings)  # the key the file chose
+    env["MIXLE_ANSWERER_KEY_ENV"] = "K"
+    chosen = http_answerer_from_config(far, env, source=settings)
+    assert chosen.base_url == env["MIXLE_ANSWERER_URL"]
     for here in ("http://127.0.0.1:8080/v1", "http://[::1]:9/v1", "http://localhost/v1"):
         assert http_answerer_from_config({**far, "base_url": here}, {}, source=settings)
-    (tmp_path / ".git" / "index").unlink()  # tracked no more: the user's own file
+    (tmp_path / ".git" / "index").write_bytes(b"DIRC\x00\x00\x00\x09")  # unread: as tracked
+    with pytest.raises(InvalidInputError, match="tracked by git"):
+        http_answerer_from_config(far, {}, source=settings)
+    (tmp_path / ".git" / "index").unlink()  # no commit yet: the user's own file
     assert http_answerer_from_config(far, {}, source=settings).base_url == far["base_url"]
 
 
