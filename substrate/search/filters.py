@@ -123,18 +123,23 @@ def source_matcher(
     is, since it runs on every distinct source of every filtered query.
 
     Accents are compared composed on both sides (macOS writes "Café.md" decomposed, a user
-    types it not), unless one of ``sources`` (the entries it will be asked of) is named as
-    written: then the prefixes are matched as written, so a file is not taken for another
-    whose name differs only in how its accents are spelt (``ls --source`` piped to ``rm -``
-    removed both).
+    types it not), except for a prefix one of ``sources`` (the entries it will be asked of)
+    is named by as written: that one is matched as written, so a file is not taken for
+    another whose name differs only in how its accents are spelt (``ls --source`` piped to
+    ``rm -`` removed both).
     """
     if not all(prefixes):
         return lambda names: True
+    written: list[str] = []  # the prefixes some source is named by as written
     if sources is not None and not all(p.isascii() for p in prefixes):
-        as_written = _prefix_matcher(prefixes, fold=False)
-        if any(map(as_written, sources)):
-            return as_written
-    return _prefix_matcher([composed(p) for p in prefixes], fold=True)
+        known = set(sources)
+        written = [p for p in prefixes if any(map(_prefix_matcher([p], fold=False), known))]
+    folded = [composed(p) for p in prefixes if p not in written]
+    as_written = _prefix_matcher(written, fold=False) if written else None
+    accents_aside = _prefix_matcher(folded, fold=True) if folded else None
+    if as_written is None or accents_aside is None:
+        return as_written or accents_aside or (lambda names: False)
+    return lambda names: as_written(names) or accents_aside(names)
 
 
 def _prefix_matcher(prefixes: Sequence[str], *, fold: bool) -> Callable[[str], bool]:

@@ -353,6 +353,9 @@ def test_a_source_typed_with_composed_accents_finds_one_macos_wrote_decomposed()
     assert source_matcher(["notes/Café_Übersicht.md"])(written)
     assert source_matcher([written])("notes/Café_Übersicht.md")  # (and the other way round)
     assert source_matcher([written], ["notes/Café_Übersicht.md"])(written)  # none as written
+    # each prefix is decided alone: one named as written left the other's accents unfolded
+    both = source_matcher(["a/Café.md", "notes/Café_Übersicht.md"], ["a/Café.md", written])
+    assert both("a/Café.md") and both(written)
 
 
 def test_a_source_named_as_written_is_not_taken_for_its_twin_spelt_otherwise(
