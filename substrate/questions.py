@@ -48,8 +48,7 @@ _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
 # "How much does a wind tunnel cost?" asks for a price: "a choked wind tunnel at Mach 1"
 # gives a number, and no price
 _PRICE_FRAME = re.compile(
-    r"\b(?P<a>how\s+much)\b(?=[^?]{0,80}?\b(?:cost|costs|charge|charges|pay|paid)\b)",
-    re.IGNORECASE,
+    r"\b(?P<a>how\s+much)\b(?=[^?]{0,80}?\b(?:cost|costs|charge|charges)\b)", re.IGNORECASE
 )
 # "how big is the canary" asks for a size: a number ("5%", "2 GB"), not the word "big"
 # (not "how fast" or "how high": "immediately" and "low" answer them as often as numbers)
@@ -129,7 +128,10 @@ def _states_number(sentence: str) -> bool:
 
 # A price: an amount of money, or a number a word of money goes with ("costs 12 per seat")
 _MONEY = re.compile(
-    r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:[$€£¥₹]|(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b)"
+    r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:(?:thousand|million|billion|k|m|bn)\s?)?"
+    r"(?:[$€£¥₹]|(?:usd|eur|gbp|chf|sek|nok|dkk|jpy|cad|aud|inr|cny"
+    r"|dollars?|euros?|pounds?|francs?|kronor|kroner|yen|rupees?|cents?)\b)"
+    r"|\b(?:usd|eur|gbp|chf|sek|nok|dkk|jpy|cad|aud|inr|cny)\s?\d"
     r"|\b(?:free of charge|at no cost|for free|no charge)\b",
     re.IGNORECASE,
 )
