@@ -642,28 +642,29 @@ _WORDS_BEFORE = 4
 
 def _stretch_asked(text: str, head: str, asked: Asked) -> str:
     """``head``, the start of ``text``, unless a later stretch of it says more of the
-    question's terms: then that stretch, from a few words before the first of them. A text
-    with no punctuation to cut it into sentences (a log's lines) is one long "sentence": its
-    start quoted and cited would say nothing of what was asked, though its line 38 does."""
+    question's terms: then that stretch, from up to a few words before the first of them (as
+    many as leave it saying as much). A text with no punctuation to cut it into sentences (a
+    log's lines) is one long "sentence": its start quoted and cited would say nothing of what
+    was asked, though its line 38 does."""
     wanted = asked.whole & terms(text)
     if wanted <= terms(head):
         return head
-    words = [(w.start(), w.end(), wanted & terms(w.group())) for w in _WORD.finditer(text)]
+    words = list(_WORD.finditer(text))
+
+    def stretch(at: int) -> str:  # the quote from word ``at``, cut as it is quoted
+        return truncate(text[words[at].start() :], _QUOTE_CHARS - 2)
+
     best, most = None, len(wanted & terms(head))
-    for at, (start, _, said) in enumerate(words):
-        if not said:  # a stretch worth quoting starts at a word of the question
-            continue
-        covered: set[str] = set()
-        for _, end, also in words[at:]:
-            if end > start + _QUOTE_CHARS - 2:
-                break
-            covered |= also
-        if len(covered) > most:
-            best, most = at, len(covered)
+    for at, word in enumerate(words):
+        if wanted & terms(word.group()):  # a stretch worth quoting starts at a word asked of
+            said = len(wanted & terms(stretch(at)))
+            if said > most:
+                best, most = at, said
     if best is None:
         return head
-    start = words[max(0, best - _WORDS_BEFORE)][0]
-    return f"… {truncate(text[start:], _QUOTE_CHARS - 2)}"
+    back = range(max(0, best - _WORDS_BEFORE), best)
+    first = next((at for at in back if len(wanted & terms(stretch(at))) == most), best)
+    return stretch(first) if first == 0 else f"… {stretch(first)}"
 
 
 def _defines(sentence: str, term: str) -> bool:

@@ -30,7 +30,7 @@ from substrate.answerers import (
     http_answerer_from_config,
 )
 from substrate.context import ContextBudget, ContextPacket, pack_context
-from substrate.context.compress import terms
+from substrate.context.compress import terms, truncate
 from substrate.errors import InvalidInputError
 from substrate.extractive import ExtractiveAnswerer
 from substrate.ingest import ingest_path
@@ -1448,6 +1448,13 @@ def test_how_much_a_thing_costs_is_answered_by_a_price_not_any_number() -> None:
     assert extractive(s, "How much does a wind tunnel cost?").abstained
     s.add("text", "Building the wind tunnel cost $4.2 million in 1958.")
     assert "$4.2 million" in (extractive(s, "How much does a wind tunnel cost?").answer or "")
+    for price in ("4.2 million dollars", "SEK 40,000", "3,500 CHF"):  # said in other ways
+        priced = Substrate()
+        priced.add("text", f"The new wind tunnel cost {price} to build.")
+        assert price in (extractive(priced, "How much does a wind tunnel cost?").answer or "")
+    paid = Substrate()  # "how much ... paid" asks for an amount, not only money
+    paid.add("text", "Overtime is paid at 1.5 times the hourly rate.")
+    assert "1.5 times" in (extractive(paid, "How much is overtime paid?").answer or "")
     assert "2 metres" in (
         extractive(s, "How much room does the wind tunnel test section have?").answer or ""
     )
@@ -2891,6 +2898,23 @@ def test_a_log_is_quoted_where_it_says_what_is_asked(tmp_path: Path) -> None:
     )
     assert "ERROR disk quota exceeded on volume /srv/data" in found.answer
     assert found.answer.startswith("… ") and len(found.answer) <= 300 + len(" [1]")
+
+
+@pytest.mark.parametrize("gap", range(240, 285, 5))
+def test_a_quote_cut_from_a_long_text_keeps_the_terms_it_was_chosen_for(gap: int) -> None:
+    # the stretch was chosen from its first word asked of, then quoted from four words before
+    # it: the word asked of at its end fell off
+    from substrate.asked import read_question
+    from substrate.extractive import _QUOTE_CHARS, _stretch_asked
+
+    before = " ".join(f"word{n}" for n in range(60))
+    between = " ".join(f"fill{n}" for n in range(60))[:gap]
+    text = f"{before} zanzibar {between} quokka " + "tail " * 30
+    packet = ContextPacket(task="q", items=[SubstrateItem("text", text)])
+    asked = read_question("Where do zanzibar and quokka meet?", packet)
+    assert asked is not None
+    quote = _stretch_asked(text, truncate(text, _QUOTE_CHARS), asked)
+    assert quote.startswith("… ") and "zanzibar" in quote and "quokka" in quote
 
 
 @pytest.mark.parametrize(
