@@ -544,8 +544,8 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         output.note(f"note: {reads_nothing}")
     if report["abandoned_bytes"]:  # left out for a reader confined to some scopes
         output.note(
-            f"note: {report['abandoned_bytes']:,} bytes of files a write stopped midway left "
-            "(a compaction killed?) are not counted above; the next write removes them"
+            f"note: files a write stopped midway left (a compaction killed?) take "
+            f"{report['abandoned_bytes']:,} bytes; the next write removes them"
         )
     # what refuses writes first: a write would not remove an unfinished one then
     if log.get("header_lost"):

@@ -193,8 +193,9 @@ class _Walker:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=_by_name)
         except OSError as exc:
-            if rel and isinstance(exc, FileNotFoundError):  # removed since its folder was
-                return [], []  # listed: gone, as a file removed so is, and its items with it
+            gone = isinstance(exc, FileNotFoundError) and not os.path.lexists(dirpath)
+            if rel and gone:  # removed since its folder was listed: gone, as a file removed
+                return [], []  # so is, and its items with it (not a link to nowhere)
             self.result.failed.append((rel or ".", f"unreadable directory: {exc.strerror}"))
             self.result.unreadable.append(dirpath)
             return [], []

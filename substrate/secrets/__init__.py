@@ -44,7 +44,6 @@ _EXPORTS: dict[str, str] = {
     "update_baseline": "substrate.secrets.baseline",
 }
 
-__all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from substrate.secrets.baseline import Baseline as Baseline
@@ -75,6 +74,10 @@ if TYPE_CHECKING:
     from substrate.secrets.textscan import scan_file as scan_file
     from substrate.secrets.textscan import scan_files as scan_files
     from substrate.secrets.textscan import scan_text as scan_text
+
+
+if not TYPE_CHECKING:  # a type checker, which cannot read this list, takes the imports above
+    __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -273,7 +273,9 @@ def test_status_tells_of_the_copy_a_killed_compaction_left(mixle, isolated_shard
     left.write_bytes(b"x" * 5000)
     assert mixle("status", "--json").json()["abandoned_bytes"] == 5000
     told = mixle("status")
-    assert "note: 5,000 bytes of files a write stopped midway left" in told.stderr
+    assert "note: files a write stopped midway left (a compaction killed?) take 5,000" in (
+        told.stderr
+    )
     assert mixle("--as", "research", "status", "--json").json()["abandoned_bytes"] is None
     assert mixle("add", "another").exit_code == 0  # the next write removes it
     assert not left.exists() and mixle("status", "--json").json()["abandoned_bytes"] == 0

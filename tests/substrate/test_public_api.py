@@ -7,14 +7,17 @@ import importlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import substrate
 
+LAZY_PACKAGES = [substrate, importlib.import_module("substrate.secrets")]
 
-def typed_exports() -> dict[str, str]:
-    tree = ast.parse(Path(substrate.__file__).read_text())
+
+def typed_exports(package: object = substrate) -> dict[str, str]:
+    tree = ast.parse(Path(package.__file__).read_text())  # type: ignore[attr-defined]
     found = {}
     for node in tree.body:
         if isinstance(node, ast.If):
@@ -24,20 +27,24 @@ def typed_exports() -> dict[str, str]:
     return found
 
 
-def test_lazy_map_matches_the_typed_imports() -> None:
-    assert typed_exports() == substrate._EXPORTS
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
+def test_lazy_map_matches_the_typed_imports(package: Any) -> None:
+    assert typed_exports(package) == package._EXPORTS
 
 
-def test_every_public_name_resolves_to_its_module() -> None:
-    for name, module in substrate._EXPORTS.items():
-        assert getattr(substrate, name) is getattr(importlib.import_module(module), name)
-    assert set(substrate.__all__) == {*substrate._EXPORTS, "__version__"}
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
+def test_every_public_name_resolves_to_its_module(package: Any) -> None:
+    for name, module in package._EXPORTS.items():
+        assert getattr(package, name) is getattr(importlib.import_module(module), name)
+    extra = {"__version__"} if package is substrate else set()
+    assert set(package.__all__) == {*package._EXPORTS, *extra}
 
 
-def test_a_type_checker_sees_no_all_it_cannot_read() -> None:
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
+def test_a_type_checker_sees_no_all_it_cannot_read(package: Any) -> None:
     # mypy reads `from substrate import *` as no name at all when ``__all__`` is computed;
     # with none it sees, the star import gives the typed import block's names
-    tree = ast.parse(Path(substrate.__file__).read_text())
+    tree = ast.parse(Path(package.__file__).read_text())
     assigned = [
         target.id
         for node in tree.body
