@@ -8,6 +8,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -847,6 +848,7 @@ def _adapt(
     the bytes of the file the command read itself; ``by``: the --by name)."""
     from substrate import IngestReport, InvalidInputError
 
+    started = time.monotonic()
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
     name = root or str(target)
@@ -874,6 +876,7 @@ def _adapt(
             substrate.save()
     if read is not None and not report.files:  # read here: its outcome, as the others give
         _note_file(report, name, where)
+    report.elapsed_s = time.monotonic() - started
     _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
 
 

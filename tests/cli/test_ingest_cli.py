@@ -895,6 +895,7 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(
     docs.write_text('"one"\n"two"\n')
     report = mixle("ingest-docs", str(docs), "--json").json()
     assert report["files_added"] == 1 and report["items_added"] == 2
+    assert report["elapsed_s"] > 0  # (it was 0.0 for every explicit form)
     [outcome] = report["files"]
     assert outcome["path"] == str(docs) and outcome["status"] == "added"
     empty = tmp_path / "e.jsonl"
