@@ -89,12 +89,13 @@ def _shown(text: str) -> str:
 
 
 def format_duration(seconds: float) -> str:
-    """A short human form of a number of seconds: ``45s``, ``12m``, ``3h 5m``, ``40d 2h``."""
+    """A short human form of a number of seconds, its two largest units: ``45s``, ``1m 30s``,
+    ``3h 5m``, ``40d 2h``."""
     remaining = max(0, int(round(seconds)))
     if remaining < 60:
         return f"{remaining}s"
     parts: list[str] = []
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
         count, remaining = divmod(remaining, size)
         if count:
             parts.append(f"{count}{unit}")

@@ -81,7 +81,7 @@ def test_fresh_item_and_age_is_clamped(store: Substrate) -> None:
 def test_aged_signal(store: Substrate) -> None:
     a = store.add("text", "x", created_at=NOW - 100)
     verdict = check_freshness(store, a, now=NOW, max_age_s=30)
-    assert verdict.signals == ["aged: 1m old exceeds the 30s policy (review, not proof)"]
+    assert verdict.signals == ["aged: 1m 40s old exceeds the 30s policy (review, not proof)"]
     assert check_freshness(store, a, now=NOW, max_age_s=100).fresh
 
 
@@ -409,7 +409,15 @@ def test_parse_duration_rejects_non_text() -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(0, "0s"), (45.4, "45s"), (60, "1m"), (3900, "1h 5m"), (90061, "1d 1h"), (-5, "0s")],
+    [
+        (0, "0s"),
+        (45.4, "45s"),
+        (60, "1m"),
+        (90, "1m 30s"),  # (a --max-age 90s was told as a "1m" policy)
+        (3900, "1h 5m"),
+        (90061, "1d 1h"),
+        (-5, "0s"),
+    ],
 )
 def test_format_duration(seconds: float, text: str) -> None:
     assert format_duration(seconds) == text
