@@ -328,12 +328,12 @@ def first_line(text: str, width: int = 80) -> str:
 
 
 def when(timestamp: object) -> str:
-    """A time as ``YYYY-MM-DD HH:MM`` (UTC); "" for none, or for what is no time (a record
-    edited by hand)."""
+    """A time as ``YYYY-MM-DD HH:MM UTC`` (said: in India a 09:45 read as local time was 15:15
+    ago); "" for none, or for what is no time (a record edited by hand)."""
     if isinstance(timestamp, bool) or not isinstance(timestamp, int | float) or not timestamp:
         return ""
     try:
-        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
     except (OverflowError, OSError, ValueError):  # out of range, or NaN
         return ""
 

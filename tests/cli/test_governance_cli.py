@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import tomllib
 from collections.abc import Callable
@@ -60,6 +61,7 @@ def test_publish_and_history(mixle: Run, add: Add) -> None:
     assert data["history"][0]["published_by"] == "ops"
     text = mixle("--as", "ops", "history", a)
     assert text.exit_code == 0 and "published" in text.stdout and "versions" in text.stdout
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", text.stdout)  # (read as local time)
 
 
 def test_publish_text_output_and_explicit_by(mixle: Run, add: Add) -> None:
