@@ -114,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "ingest_documents": "substrate.ingest",
     "ingest_file": "substrate.ingest",
     "ingest_path": "substrate.ingest",
+    "gone_from_disk": "substrate.ingest.disklook",
     "ingest_records": "substrate.ingest",
     "ingest_text": "substrate.ingest",
     "ingest_traces": "substrate.ingest",
@@ -586,6 +587,9 @@ if TYPE_CHECKING:
     )
     from substrate.ingest.detect import (
         normalize_format as normalize_format,
+    )
+    from substrate.ingest.disklook import (
+        gone_from_disk as gone_from_disk,
     )
     from substrate.ingest.passages import (
         Passages as Passages,

@@ -729,19 +729,37 @@ def _kept_from(
                     files.add(path)
                 if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
                     counts[path] += 1
-    moved = "moved? ingest it where it is now, and {} their place; else, to remove them, "
-    file_kept = (moved.format("it takes") if moves else "to remove them, ") + (
-        "ingest the folder that held it"
-    )
-    folder_kept = (moved.format("its files take") if moves else "to remove them, ") + (
-        "ingest an empty folder at that path with --prune-empty"
-    )
     return {
         path: f"; the {n} item(s) ingested from it before are kept "
-        f"({file_kept if path in files else folder_kept})"
+        f"({_how_to_go_on(path, path in files, moves=moves)})"
         for path, n in counts.items()
         if n
     }
+
+
+def _how_to_go_on(path: str, was_a_file: bool, *, moves: bool) -> str:
+    """How the items of ``path``, gone, may be moved or removed. An ingest elsewhere takes
+    their place only when ``path`` is gone, not out of reach: where it was is no empty
+    folder (as a drive not mounted leaves its mount point) nor a place of mount points."""
+    from substrate import gone_from_disk
+
+    gone = gone_from_disk(path)
+    if was_a_file:  # (its folder, empty, keeps the items but with --prune-empty)
+        remove = "ingest the folder that held it" + ("" if gone else " with --prune-empty")
+    else:
+        remove = "ingest an empty folder at that path with --prune-empty"
+    if not moves:
+        return f"to remove them, {remove}"
+    if gone:
+        takes = "it takes" if was_a_file else "its files take"
+        return (
+            f"moved? ingest it where it is now, and {takes} their place; else, to remove "
+            f"them, {remove}"
+        )
+    return (
+        "what held it is empty, or a place drives are mounted on, as when a drive is not "
+        f"mounted: nothing ingested elsewhere takes their place; to remove them, {remove}"
+    )
 
 
 def _why_missing(path: str) -> str:

@@ -15,6 +15,12 @@ import os
 _MOUNT_ROOTS = frozenset({"/Volumes", "/media", "/mnt"})
 
 
+def gone_from_disk(path: str) -> bool:
+    """Whether ``path`` is gone, not out of reach (``DiskLook.gone``): a file ingested
+    elsewhere with its content then takes its place in the shard."""
+    return DiskLook().gone(path)
+
+
 class DiskLook:
     """Looks for files on disk for one run; what it found of each folder is kept."""
 

@@ -1044,6 +1044,23 @@ def _ingested_then_moved(mixle: Any, tmp_path: Path, to: str, *words: str) -> Pa
     return notes
 
 
+def test_a_folder_gone_from_a_folder_left_empty_is_not_promised_a_move(
+    mixle, tmp_path: Path
+) -> None:
+    # a drive not mounted leaves its mount point empty: its files are never taken for moved,
+    # and the hint that promised "its files take their place" sent the user to make copies
+    drive = tmp_path / "drive"
+    notes = drive / "notes"
+    notes.mkdir(parents=True)
+    (notes / "a.md").write_text("alpha note\n")
+    mixle("ingest", str(notes))
+    notes.rename(tmp_path / "elsewhere")  # (drive/ is left empty)
+    gone = mixle("ingest", str(notes))
+    assert "moved?" not in gone.stderr
+    assert "what held it is empty, or a place drives are mounted on" in gone.stderr
+    assert "ingest an empty folder at that path with --prune-empty" in gone.stderr
+
+
 def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
     mixle, tmp_path: Path
 ) -> None:
