@@ -38,7 +38,7 @@ from substrate.questions import (
     verb_forms,
 )
 from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
-from substrate.retrieval import innermost_heading
+from substrate.retrieval import heading_path, innermost_heading
 from substrate.siblings import SiblingSections
 from substrate.years import year_asked
 
@@ -486,11 +486,9 @@ def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
     if not named:
         return frozenset()
     titles = {terms(innermost_heading(item)) for item in packet.items}
-    paths = (item.provenance.get("section") for item in packet.items)
+    paths = (heading_path(item) for item in packet.items)
     # every heading of a section's path ("billing-worker > Ports"), and those in the texts
-    titles.update(
-        terms(part) for path in paths if isinstance(path, str) for part in path.split(" > ")
-    )
+    titles.update(terms(part) for path in paths for part in path.split(" > "))
     titles.update(
         terms(line.lstrip("#"))
         for text in packet.texts

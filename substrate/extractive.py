@@ -57,7 +57,7 @@ from substrate.questions import (
     terms_said,
 )
 from substrate.quotelines import CITATION
-from substrate.retrieval import innermost_heading
+from substrate.retrieval import heading_path, innermost_heading
 from substrate.years import leaves_out
 
 _WORD = re.compile(r"\w+")
@@ -256,8 +256,7 @@ def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:
         if n - 1 in asked.other_rows:
             continue
         item = packet.items[n - 1]
-        section = item.provenance.get("section")
-        path = section if isinstance(section, str) else ""
+        path = heading_path(item)
         heading, headed = path, terms(path)  # the headings above, and their terms
         title = innermost_heading(item)
         open_headings: list[tuple[int, str]] = []  # the headings above, by level
@@ -797,6 +796,6 @@ def _asks_for_the_list(
     n, sentence = best.n, best.sentence
     if not topic <= terms(sentence):
         return True
-    section = packet.items[n - 1].provenance.get("section")
+    section = heading_path(packet.items[n - 1])
     headings = [h for h in sentences(packet.texts[n - 1]) if is_heading(h)]
-    return bool(topic & terms(" ".join([section if isinstance(section, str) else "", *headings])))
+    return bool(topic & terms(" ".join([section, *headings])))

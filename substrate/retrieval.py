@@ -187,6 +187,24 @@ def lines_of(item: SubstrateItem) -> tuple[int | None, int | None]:
     return (start, end) if start is not None else (None, None)
 
 
+def heading_path(item: SubstrateItem) -> str:
+    """``item``'s section path (``Install > Linux``), led by its page's title when front
+    matter gave one that no heading repeats (``What's new in v2 > Breaking changes``): a docs
+    site titles its pages so, with no ``#`` heading; "" when it has neither."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    section = prov.get("section")
+    section = section if isinstance(section, str) else ""
+    title = item.payload.get("title") if prov.get("format") == "markdown" else None
+    if not isinstance(title, str) or not title.strip():
+        return section
+    title = " ".join(title.split())
+    if not section:
+        return title
+    return (
+        section if section == title or section.startswith(f"{title} > ") else f"{title} > {section}"
+    )
+
+
 def innermost_heading(item: SubstrateItem) -> str:
     """The last heading of ``item``'s section path (``Install > Linux``: ``Linux``); "" when
     it has none."""

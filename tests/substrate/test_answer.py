@@ -1439,6 +1439,19 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
+def test_a_page_titled_in_its_front_matter_answers_under_that_title(tmp_path: Path) -> None:
+    # a docs site titles its pages in front matter, with no "#" heading: "What was dropped in
+    # v2?" abstained where the same page titled "# What's new in v2" answered
+    (tmp_path / "whats-new.md").write_text(
+        "---\ntitle: What's new in v2\n---\n\n## Breaking changes\n\n"
+        "- The MSI installer was dropped; Windows users install with winget.\n"
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    found = answer_from_substrate(store, "What was dropped in v2?", ExtractiveAnswerer())
+    assert "The MSI installer was dropped" in (found.answer or ""), found.note
+
+
 def test_how_much_a_thing_costs_is_answered_by_a_price_not_any_number() -> None:
     # "How much does a wind tunnel cost?" was answered, confidently, by a tunnel at Mach 1
     s = Substrate()
