@@ -467,6 +467,11 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # out of checkout-api in June 2022")
     if _names_the_kind(candidate, asked.frame):
         yield ENTRY_PREFERENCE
+    # the entry of an option list led by the name asked of ("**keepAliveTimeout** - Default:
+    # `4e3`"), over its neighbour that mentions it ("**keepAliveMaxTimeout** - ... the most
+    # `keepAliveTimeout` may be")
+    if _led_by_what_is_asked(sentence, asked.wanted):
+        yield ENTRY_PREFERENCE
     # "Update 2024-01: ... now about 23 days" over the line it updates
     if _UPDATE.match(sentence):
         yield STEP_PREFERENCE
@@ -478,6 +483,17 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # said: the page it points to, or any sentence saying it, answers
     if _POINTER.match(sentence):
         yield -ENTRY_PREFERENCE
+
+
+# A list entry's lead: a name in bold or code at its start ("- **keepAliveTimeout** `number`")
+_ENTRY_LEAD = re.compile(r"\s*(?:[-*+]\s+)?(?:\*\*|__|`)([^*_`\n]{1,80}?)(?:\*\*|__|`)")
+
+
+def _led_by_what_is_asked(sentence: str, wanted: frozenset[str]) -> bool:
+    """Whether ``sentence`` is a list entry led by a name made of terms the question asks."""
+    lead = _ENTRY_LEAD.match(sentence)
+    named = terms(lead.group(1)) if lead else frozenset()
+    return bool(named) and named <= wanted
 
 
 # A sentence that only points to another note ("See [x](x.md).", "See also [[x]]")

@@ -1439,6 +1439,22 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
+def test_an_option_is_answered_by_its_own_entry_not_a_neighbour_naming_it() -> None:
+    # undici's docs: the entry of keepAliveMaxTimeout mentions keepAliveTimeout, and was
+    # quoted for its default (600e3, not 4e3)
+    s = Substrate()
+    s.add(
+        "text",
+        "# Client\n\n## Options\n\n"
+        "* **keepAliveMaxTimeout** `number` - Default: `600e3` - The maximum allowed "
+        "`keepAliveTimeout`, in milliseconds.\n"
+        "* **keepAliveTimeout** `number` - Default: `4e3` - The timeout, in milliseconds, "
+        "after which an idle socket times out.\n",
+    )
+    answer = extractive(s, "What is the default keepAliveTimeout?").answer or ""
+    assert "`4e3`" in answer and "600e3" not in answer
+
+
 def test_a_page_titled_in_its_front_matter_answers_under_that_title(tmp_path: Path) -> None:
     # a docs site titles its pages in front matter, with no "#" heading: "What was dropped in
     # v2?" abstained where the same page titled "# What's new in v2" answered
