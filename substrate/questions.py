@@ -186,6 +186,9 @@ def _states_default(sentence: str) -> bool:
     return _DEFAULT_SAID.search(sentence) is not None and _VALUE.search(sentence) is not None
 
 
+# The tests of a frame a number the question gives would pass
+_COUNTS: frozenset[Statement] = frozenset({_states_number, _states_amount, _states_price})
+
 # Each frame, and the test of a sentence that answers it
 Statement = Callable[[str], object]
 _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
@@ -482,13 +485,27 @@ def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:
     sentence must state to say it; empty for most questions. Only terms in ``wanted`` when
     given."""
     frame: Frame = {}
+    given = frozenset(_NUMBER_IN_TEXT.findall(question))
     for asked, stated in _FRAMES:
         for found in asked.finditer(question):
             words = " ".join(found.group(g) for g in asked.groupindex)
+            if given and stated in _COUNTS:
+                stated = _not_counting(stated, given)
             for term in terms(words):
                 if wanted is None or term in wanted:  # "how long ... take" before "how long"
                     frame.setdefault(term, stated)
     return frame
+
+
+# A number written in figures ("2.0", "1,500")
+_NUMBER_IN_TEXT = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _not_counting(stated: Statement, given: frozenset[str]) -> Statement:
+    """``stated``, blind to the numbers the question gives: "How many contributors worked on
+    Kestrel 2.0?" is not answered by "Kestrel 2.0 is out", whose only number it asked of."""
+    pattern = re.compile(r"(?<![\d.,])(?:" + "|".join(map(re.escape, given)) + r")(?![\d]|[.,]\d)")
+    return lambda sentence: stated(pattern.sub(" ", sentence))
 
 
 def frame_phrases(question: str) -> list[str]:

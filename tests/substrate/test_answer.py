@@ -1455,6 +1455,17 @@ def test_an_option_is_answered_by_its_own_entry_not_a_neighbour_naming_it() -> N
     assert "`4e3`" in answer and "600e3" not in answer
 
 
+def test_a_number_the_question_gives_does_not_answer_how_many() -> None:
+    # "Kestrel 2.0 is out" gave a number, the one asked of: it was quoted for how many
+    s = Substrate()
+    s.add("text", "# Kestrel 2.0\n\nKestrel 2.0 is out with uploads, thanks to its contributors.\n")
+    s.add("text", "# Team\n\nThe contributors meet weekly.\n")
+    question = "How many contributors worked on Kestrel 2.0?"
+    assert extractive(s, question).abstained
+    s.add("text", "# Credits\n\n40 contributors worked on Kestrel 2.0.\n")
+    assert "40 contributors" in (extractive(s, question).answer or "")
+
+
 def test_a_page_titled_in_its_front_matter_answers_under_that_title(tmp_path: Path) -> None:
     # a docs site titles its pages in front matter, with no "#" heading: "What was dropped in
     # v2?" abstained where the same page titled "# What's new in v2" answered
