@@ -135,6 +135,12 @@ def test_a_heading_of_a_megabyte_is_read_for_markup_only_at_its_start() -> None:
         ("## *args and **kwargs", "*args and **kwargs", None),  # no emphasis: as written
         ("## Wildcards * and ** and ***", "Wildcards * and ** and ***", None),
         ("## Use \\{#esc}", "Use {#esc}", None),  # an escaped brace opens no id
+        # attribute lists as other tools write them, and inline HTML: markup, not words
+        ("## Deploy {.class #deploy-id}", "Deploy", "deploy-id"),
+        ("## Deploy {: #kramdown-id}", "Deploy", "kramdown-id"),
+        ("## Deploy {.wide}", "Deploy", None),
+        ('## <a id="x"></a>Install <code>mixle</code>', "Install mixle", None),
+        ("## Generic List<T> {of items}", "Generic List<T> {of items}", None),
     ],
 )
 def test_a_heading_reads_as_its_text_and_keeps_its_explicit_id(

@@ -15,8 +15,20 @@ from substrate.notelinks import ANCHOR
 
 __all__ = ["ANCHOR", "heading_text"]
 
-# "{#id}" or "{#id .class key=value}" ending the heading (looked for in its last _ID_CHARS)
-_EXPLICIT_ID = re.compile(r"(?<!\\)\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
+# An attribute list ending the heading (looked for in its last _ID_CHARS): "{#id}", "{#id
+# .class key=value}", "{.class #id}", kramdown's "{: #id}"; its "#id" is the anchor
+_ATTRIBUTES = re.compile(
+    r"(?<!\\)\{:?[ \t]*((?:[#.][^\s{}]+|[\w-]+=(?:\"[^\"{}]*\"|[^\s{}]+))"
+    r"(?:[ \t]+(?:[#.][^\s{}]+|[\w-]+=(?:\"[^\"{}]*\"|[^\s{}]+)))*)[ \t]*\}[ \t]*$"
+)
+_ID = re.compile(r"(?:^|[ \t])#([^\s{}]+)")
+# An inline HTML tag of the kinds written in headings ("<a id="x"></a>Install", "<code>x</code>"):
+# markup, not words (a type's "<T>" is no such tag)
+_HTML_TAG = re.compile(
+    r"</?(?:a|span|code|kbd|em|strong|b|i|u|sup|sub|small|mark|img|br|abbr)"
+    r"(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>",
+    re.IGNORECASE,
+)
 _ID_CHARS = 200
 # The most of a heading read for its markup: a section path keeps ~200 characters of it, and
 # emphasis is found in time that grows with the square of the text read (a heading may be a
@@ -39,10 +51,14 @@ def heading_text(raw: str) -> tuple[str, str | None]:
     """``raw`` (a heading line's title) as plain text, and its explicit id (None when it has
     none)."""
     anchor = None
-    if "{#" in raw:  # (seldom: the id is looked for only in the last _ID_CHARS)
-        explicit = _EXPLICIT_ID.search(raw, max(0, len(raw) - _ID_CHARS))
-        if explicit is not None:
-            anchor, raw = explicit.group(1), raw[: explicit.start()].rstrip(" \t")
+    if raw.rstrip().endswith("}"):  # (seldom: the list is looked for in the last _ID_CHARS)
+        listed = _ATTRIBUTES.search(raw, max(0, len(raw) - _ID_CHARS))
+        if listed is not None:
+            named = _ID.search(listed.group(1))
+            anchor = named.group(1) if named else None
+            raw = raw[: listed.start()].rstrip(" \t")
+    if "<" in raw:
+        raw = " ".join(_HTML_TAG.sub(" ", raw).split())
     if _MARKUP.search(raw) is None:  # nearly every heading: nothing to undo
         return raw, anchor
     head, rest = raw[:_READ_CHARS], raw[_READ_CHARS:]
