@@ -470,6 +470,20 @@ def test_toml_front_matter_is_read_as_yaml_front_matter_is() -> None:
     }
 
 
+def test_json_front_matter_is_read_as_hugo_reads_it() -> None:
+    text = (
+        '{\n  "title": "Overview",\n  "tags": ["reference"],\n  "big": 99999999999999999999\n}\n'
+        "\nThe reference documents every command.\n"
+    )
+    [seg] = _parse("markdown", text).segments
+    assert seg.text == "The reference documents every command." and seg.line_start == 7
+    assert seg.tags == ["reference"]
+    assert seg.payload == {"title": "Overview", "big": "99999999999999999999"}
+    for text in ('{\n"a": 1,\n}\nbody\n', "{\nnot json\n}\nbody\n", '[\n"a"\n]\nbody\n'):
+        [kept] = _parse("markdown", text).segments  # no front matter: the file's text
+        assert kept.text == text.strip() and not kept.payload
+
+
 def test_toml_front_matter_nested_deep_is_kept_as_json_text() -> None:
     deep = "[" * 12 + "1" + "]" * 12
     payload = _parse("markdown", f"+++\nmeta = {deep}\n+++\nbody\n").segments[0].payload

@@ -19,6 +19,7 @@ import textwrap
 from collections.abc import Iterator
 from typing import Any
 
+from substrate.ingest.formats.jsonfront import json_front_matter
 from substrate.ingest.formats.records import value_text
 from substrate.ingest.formats.tomlfront import toml_front_matter
 from substrate.limits import FRONT_MATTER_DEPTH, FRONT_MATTER_LINES, STORABLE_INTS
@@ -173,10 +174,12 @@ def _split_flow(inner: str) -> list[str]:
 
 
 def read_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
-    """The index of the closing fence and the fields of the front matter (``---`` YAML or
-    ``+++`` TOML) that opens ``lines``, or None when there is none."""
+    """The index of the closing fence and the fields of the front matter (``---`` YAML,
+    ``+++`` TOML or a ``{`` JSON object) that opens ``lines``, or None when there is none."""
     if lines and lines[0].rstrip() == "+++":
         return toml_front_matter(lines)
+    if lines and lines[0].rstrip() == "{":
+        return json_front_matter(lines)
     end = front_matter_end(lines)
     return (end, parse_block(lines[1:end])) if end > 0 else None
 

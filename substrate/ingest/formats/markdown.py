@@ -211,7 +211,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     start = 0
     tags: list[str] = []
     fields: dict[str, Any] = {}
-    if text.startswith(("---", "+++")):
+    if text.startswith(("---", "+++", "{")):
         lines = text.split("\n", FRONT_MATTER_LINES)
         found = read_front_matter(lines)
         if found is not None:

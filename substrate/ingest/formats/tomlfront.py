@@ -33,20 +33,21 @@ def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
         return None
     try:
         fields = tomllib.loads("\n".join(line.rstrip("\r") for line in lines[1:end]))
-        return end, _storable(fields, -1)
+        return end, storable_fields(fields, -1)
     # nested past the stack, or an integer of thousands of digits (ValueError): not read
     except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None
 
 
-def _storable(value: Any, depth: int) -> Any:
-    """``value`` as JSON can store it (see the module docstring)."""
+def storable_fields(value: Any, depth: int) -> Any:
+    """``value`` as JSON can store it (see the module docstring; ``depth``: -1 for the
+    block's own table)."""
     if isinstance(value, dict | list) and depth == FRONT_MATTER_DEPTH:  # deeper levels: uncapped
-        return value_text(_storable(value, FRONT_MATTER_DEPTH + 1))
+        return value_text(storable_fields(value, FRONT_MATTER_DEPTH + 1))
     if isinstance(value, dict):
-        return {_without_nul(key): _storable(item, depth + 1) for key, item in value.items()}
+        return {_without_nul(key): storable_fields(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
-        return [_storable(item, depth + 1) for item in value]
+        return [storable_fields(item, depth + 1) for item in value]
     if isinstance(value, datetime.date | datetime.time):  # datetime is a date
         return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
