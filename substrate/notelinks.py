@@ -110,7 +110,7 @@ def _link_filters(
         path, _, anchor = link.partition("#")
         if not path.startswith("/"):
             return None
-        return SearchFilters(scopes=allowed, paths=(path,)), anchor
+        return SearchFilters(scopes=allowed, paths=_page_paths(path)), anchor
     name, _, anchor = link[2:-2].partition("#")
     root = root_of(item)
     name = name.strip()
@@ -123,6 +123,17 @@ def _link_filters(
     under = f"{root.rstrip('/')}/{folder}" if folder else root
     names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
+
+
+def _page_paths(path: str) -> tuple[str, ...]:
+    """The files a link to ``path`` may name: ``path`` itself, and for one without an
+    extension the page a docs site serves there (``../guides/configuration`` is
+    ``configuration.md``; a folder's page is its ``index.md`` or ``README.md``)."""
+    if posixpath.splitext(posixpath.basename(path))[1]:
+        return (path,)
+    bare = path.rstrip("/")
+    pages = (*(bare + ext for ext in NOTE_EXTENSIONS), bare + "/index.md", bare + "/README.md")
+    return (path, *pages)
 
 
 def root_of(item: SubstrateItem) -> str | None:

@@ -10,7 +10,7 @@ from substrate.hops import multihop
 from substrate.ingest import ingest_path
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.notelinks import MAX_LINKS, note_links
-from substrate.notelinks import NOTE_LINKS, ingest_root
+from substrate.notelinks import NOTE_LINKS, ingest_root, unresolved_links
 from substrate.store import Substrate
 
 NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
@@ -130,6 +130,30 @@ def test_a_note_linked_to_is_found_when_ingested_later_or_edited(tmp_path: Path)
     _write(notes, {"beta.md": "# Beta\n\nBeta stores the ledger and the audit log.\n"})
     ingest_path(store, notes)  # a new id for Beta's item: the link still leads there
     assert "audit log" in multihop(store, "Alpha depends", seeds=1).steps[1].item.text
+
+
+def test_a_link_without_an_extension_finds_the_page_a_docs_site_serves_there(
+    tmp_path: Path,
+) -> None:
+    # "../guides/configuration#opts", as MkDocs and Docusaurus write links: followed nowhere,
+    # and told by audit to lead to no note, though the page was there
+    notes = tmp_path / "docs"
+    _write(
+        notes,
+        {
+            "start/intro.md": "# Intro\n\nSet the options as "
+            "[configured](../guides/configuration#opts) and read the [guides](../guides/).\n",
+            "guides/configuration.md": "# Configuration\n\n## Opts\n\nThe retry limit is 7.\n",
+            "guides/index.md": "# Guides\n\nEvery guide of the project.\n",
+        },
+    )
+    store = Substrate()
+    ingest_path(store, notes)
+    chain = multihop(store, "Set the options as configured", seeds=1, branch=2)
+    linked = {s.item.provenance["section"] for s in chain.steps if s.via == "link"}
+    assert linked == {"Configuration > Opts", "Guides"}
+    [intro] = [i for i in store.iter_items() if "Intro" in i.text]
+    assert list(unresolved_links(store, [intro], None)) == []
 
 
 def test_a_wiki_style_link_stays_in_the_folder_ingested(tmp_path: Path) -> None:
