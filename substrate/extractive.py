@@ -380,8 +380,17 @@ def _lead_in(asked: Asked, under: _Under, sentence: str, have: frozenset[str]) -
     before = under.before
     if not (asked.frame and before and states_frame(sentence, asked.frame)):
         return ""
+    # "The forklift cost $18,000." gives the value of a thing of its own, not of the van the
+    # sentence before names
+    own = _OWN_SUBJECT.match(sentence)
+    if own is not None and not terms(own.group(1)) & asked.wanted:
+        return ""
     named = terms(before) & (asked.whole - have)
     return before if named and not states_frame(before, asked.frame) else ""
+
+
+# A sentence's subject, when a determiner opens it ("The forklift ...")
+_OWN_SUBJECT = re.compile(r"\s*(?:the|a|an|our|this|that|its|their)\s+([^\W\d_][\w-]*)", re.I)
 
 
 # A candidate's rank, less the question's words it uses as written, its place among the

@@ -1492,6 +1492,13 @@ def test_how_much_a_thing_costs_is_answered_by_a_price_not_any_number() -> None:
         priced = Substrate()
         priced.add("text", f"The new wind tunnel cost {price} to build.")
         assert price in (extractive(priced, "How much does a wind tunnel cost?").answer or "")
+    fleet = Substrate()  # another thing's price, after a sentence naming the one asked of
+    fleet.add(
+        "text",
+        "# Fleet\nThe delivery van carries 900 kg of cargo.\n"
+        "The forklift cost $18,000 last year.\n",
+    )
+    assert extractive(fleet, "How much does the delivery van cost?").abstained
     paid = Substrate()  # "how much ... paid" asks for an amount, not only money
     paid.add("text", "Overtime is paid at 1.5 times the hourly rate.")
     assert "1.5 times" in (extractive(paid, "How much is overtime paid?").answer or "")
