@@ -384,14 +384,14 @@ def _refuse_shared_endpoint(
     user. The environment's choices are the user's."""
     if _loopback(urllib.parse.urlsplit(base_url).hostname or ""):
         return
-    chosen = [
-        key
+    chosen = {
+        key: variable
         for key, variable in (
             ("base_url", "MIXLE_ANSWERER_URL"),
             ("api_key_env", "MIXLE_ANSWERER_KEY_ENV"),
         )
         if section.get(key) and not env.get(variable)
-    ]
+    }
     if not chosen:
         return
     from substrate.ingest.gitindex import tracked_by_git
@@ -402,8 +402,8 @@ def _refuse_shared_endpoint(
         raise InvalidInputError(
             f"{shown_path(os.fspath(source))} is tracked by git, so anyone who commits to the "
             f"repository chooses its [answerer] {' and '.join(chosen)}: mixle sends nothing to "
-            "another machine by it. To use that endpoint, set MIXLE_ANSWERER_URL (and "
-            "MIXLE_ANSWERER_KEY_ENV for its key) in your environment"
+            f"another machine by it. To use that endpoint, set {' and '.join(chosen.values())} "
+            "in your environment"
         )
 
 

@@ -62,10 +62,15 @@ def tracked_in(top: Path) -> Tracked | None:
 
 
 def tracked_by_git(path: os.PathLike[str] | str, *, unread: bool = False) -> bool:
-    """Whether the file at ``path`` is tracked by the git repository whose work tree holds it;
-    ``unread`` when that repository has an index mixle cannot read (a split one, or one
-    written without its checksum)."""
-    where = Path(os.path.abspath(path))
+    """Whether the file at ``path`` is tracked by the git repository whose work tree holds it,
+    as named or where its links lead (a tracked ``.mixle`` link to ``data/.mixle``); ``unread``
+    when that repository has an index mixle cannot read (a split one, or one written without
+    its checksum)."""
+    named, real = os.path.abspath(path), os.path.realpath(path)
+    return any(_tracked_at(Path(where), unread) for where in dict.fromkeys((named, real)))
+
+
+def _tracked_at(where: Path, unread: bool) -> bool:
     top = work_tree_top(where.parent)
     index = _index_path(top) if top is not None else None
     if top is None or index is None or not index.exists():

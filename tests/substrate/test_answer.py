@@ -1246,6 +1246,9 @@ def test_http_answerer_from_a_tracked_settings_file(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="tracked by git"):
         http_answerer_from_config(far, {}, source=settings)
     assert http_answerer_from_config(far, {}).base_url == far["base_url"]  # no source: as told
+    (tmp_path / "kb").symlink_to(tmp_path / ".mixle")  # reached through a link: as tracked
+    with pytest.raises(InvalidInputError, match="tracked by git"):
+        http_answerer_from_config(far, {}, source=tmp_path / "kb" / "mixle.toml")
     env = {"MIXLE_ANSWERER_URL": "https://api.example/v1"}  # the user's own choice, but
     with pytest.raises(InvalidInputError, match=r"chooses its \[answerer\] api_key_env"):
         http_answerer_from_config(far, env, source=settings)  # the key the file chose
