@@ -137,6 +137,9 @@ def _blocks(text: str) -> list[str]:
     is a line all in bold that starts a block, as notes often label what follows."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
+        if _line_records(paragraph):
+            blocks += [line.strip() for line in paragraph.splitlines() if line.strip()]
+            continue
         current: list[str] = []
         fenced = False
         lines = paragraph.splitlines()
@@ -187,6 +190,27 @@ def _blocks(text: str) -> list[str]:
         if current:
             blocks.append(" ".join(current))
     return blocks
+
+
+# The least lines of a paragraph whose lines are records of their own (``_line_records``)
+MIN_RECORD_LINES = 3
+# A line's end that ends a sentence, or leads on to the next line
+_LINE_END_MARK = re.compile(r"[.!?:;,…]\W*$")
+
+
+def _line_records(paragraph: str) -> bool:
+    """Whether ``paragraph`` is a run of lines each a record of its own (a log, a plain list
+    of values): several lines, and none ending a sentence or leading on to the next. Joined as
+    wrapped prose is, a log was one "sentence" of hundreds of lines, quoted from its start, and
+    a claim stitched from three of its lines was found "supported"."""
+    lines = [line for line in paragraph.splitlines() if line.strip()]
+    if len(lines) < MIN_RECORD_LINES:
+        return False
+    # (a list, a table, headings, code and rules are read as blocks already)
+    marked = (_FENCE, _MARKED_START, _INDENTED, _RULE)
+    if any(mark.match(line) for line in lines for mark in marked):
+        return False
+    return not any(_LINE_END_MARK.search(line) for line in lines)
 
 
 def _starts_block(line: str, before: str) -> bool:

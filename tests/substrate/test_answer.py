@@ -2936,8 +2936,9 @@ def test_a_long_sentence_is_quoted_where_it_says_what_is_asked() -> None:
 
 
 def test_a_log_is_quoted_where_it_says_what_is_asked(tmp_path: Path) -> None:
-    # a log's lines have no sentence punctuation: one long "sentence", quoted from its start,
-    # cited lines 1-5 and said nothing of line 16's error, "grounded" all the same
+    # a log's lines have no sentence punctuation: read as one long "sentence", it was quoted
+    # from its start, cited lines 1-5 and said nothing of line 16's error, "grounded" all the
+    # same
     lines = [f"2024-05-01 12:00:{n:02d} INFO worker {n % 4} served request {n}" for n in range(20)]
     lines[15] = "2024-05-01 12:00:15 ERROR disk quota exceeded on volume /srv/data"
     (tmp_path / "app.log").write_text("\n".join(lines) + "\n")
@@ -2946,8 +2947,13 @@ def test_a_log_is_quoted_where_it_says_what_is_asked(tmp_path: Path) -> None:
     found = answer_from_substrate(
         store, "Which volume exceeded its disk quota?", ExtractiveAnswerer()
     )
-    assert "ERROR disk quota exceeded on volume /srv/data" in found.answer
-    assert found.answer.startswith("… ") and len(found.answer) <= 300 + len(" [1]")
+    # each line a record of its own: the line that says it, quoted alone
+    assert found.answer == "2024-05-01 12:00:15 ERROR disk quota exceeded on volume /srv/data [1]"
+    # and a claim stitched from several lines is no line's (one "sentence" held every number)
+    from substrate.factuality import check_factuality
+
+    stitched = check_factuality(store, "The disk quota on volume /srv/data was exceeded 19 times.")
+    assert [v.supported for v in stitched.verdicts] == [False]
 
 
 @pytest.mark.parametrize("gap", range(240, 285, 5))
