@@ -238,7 +238,8 @@ class HttpAnswerer:
     def where(self) -> str:
         """The endpoint's scheme and host only (a URL may carry credentials; never shown)."""
         parsed = urllib.parse.urlsplit(self.base_url)
-        return f"{parsed.scheme}://{parsed.hostname}" + (f":{parsed.port}" if parsed.port else "")
+        host = f"[{parsed.hostname}]" if ":" in (parsed.hostname or "") else parsed.hostname
+        return f"{parsed.scheme}://{host}" + (f":{parsed.port}" if parsed.port else "")
 
     def answer_packet(self, question: str, packet: ContextPacket) -> str:
         return self.complete(build_prompt(question, packet))

@@ -132,6 +132,8 @@ class Settings:
         """
         unknown_tables = set(self.data) - TABLES
         near = difflib.get_close_matches("governance", sorted(unknown_tables), n=1)
+        # a table named near "approvers" ([approvals]) meant them too
+        near_approvers = difflib.get_close_matches("approvers", sorted(unknown_tables), n=1)
         table = self.data.get("governance")
         known = KNOWN_KEYS["governance"]
         unknown = sorted(set(table) - known) if isinstance(table, dict) else []
@@ -139,13 +141,14 @@ class Settings:
             name
             for name, value in sorted(self.data.items())
             if name != "governance"
-            and (name == "approvers" or isinstance(value, dict) and "approvers" in value)
+            and (name in near_approvers or isinstance(value, dict) and "approvers" in value)
         ]
         if near:
             what = f"has no table {_shown(near[0])} (did you mean governance?)"
         elif astray:
-            where = "a table approvers" if astray[0] == "approvers" else "approvers in a table"
-            if astray[0] != "approvers":
+            table = astray[0] in near_approvers
+            where = f"a table {_shown(astray[0])}" if table else "approvers in a table"
+            if not table:
                 where += f" {_shown(astray[0])}"
             what = f"has {where}, which nothing reads (did you mean [governance.approvers]?)"
         elif unknown:

@@ -107,7 +107,9 @@ def init(
     if path is not None:
         root = path / SHARD_DIR
     elif app_state.shard_option:
-        root = Path(app_state.shard_option)
+        from substrate import find_shard
+
+        root = find_shard(app_state.shard_option)  # "~/kb" is the home folder's, as elsewhere
     else:
         root = _working_folder() / SHARD_DIR
     in_the_way = _file_in_the_way(root)

@@ -957,7 +957,11 @@ def test_an_approver_name_grant_refuses_is_refused_from_the_file(
         ),
         (  # approvers in the wrong table: as misspelt, they gated nothing
             '[approvers]\npublic = ["alice"]\n',
-            "has a table approvers, which nothing reads (did you mean [governance.approvers]?)",
+            "has a table 'approvers', which nothing reads (did you mean [governance.approvers]?)",
+        ),
+        (
+            '[approvals]\npublic = ["alice"]\n',
+            "has a table 'approvals', which nothing reads (did you mean [governance.approvers]?)",
         ),
         (
             '[shard.approvers]\npublic = ["alice"]\n',

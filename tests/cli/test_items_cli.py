@@ -81,6 +81,17 @@ def test_init_of_a_folder_says_when_mixle_shard_points_elsewhere(
     assert mixle("init").stderr == ""  # makes the MIXLE_SHARD shard itself
 
 
+def test_init_reads_a_shard_path_from_home_as_every_command_does(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # it made a folder "~" here, where no other command looked
+    made = mixle("--shard", "~/kb", "init")
+    assert made.exit_code == 0 and (tmp_path / "home" / "kb").is_dir()
+    assert not (tmp_path / "~").exists()
+    assert mixle("--shard", "~/kb", "status").exit_code == 0
+    assert mixle("--shard", "~nosuchuser9/kb", "init").exit_code == 3
+
+
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     # the file given as the folder, or on the way to it, or as --shard: a usage error, in words

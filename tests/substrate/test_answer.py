@@ -1288,6 +1288,7 @@ def test_http_answerer_configuration() -> None:
     with pytest.raises(InvalidInputError):
         HttpAnswerer("file:///etc/passwd", "m")
     assert HttpAnswerer("https://host:8443/v1", "m").where() == "https://host:8443"
+    assert HttpAnswerer("http://[::1]:9/v1", "m").where() == "http://[::1]:9"
     # never sent by the request, which failed naming the password ("nonnumeric port")
     with pytest.raises(InvalidInputError, match="holds a user name or password") as err:
         HttpAnswerer("http://admin:Tr0ub4dor&3x!@127.0.0.1/v1", "m")
