@@ -82,7 +82,7 @@ def _expanded(path: Path) -> Path:
     except RuntimeError:  # ~user of no such user
         raise ShardError(
             f"no home folder for {str(path).split('/')[0]}: there is no such user (give the "
-            "shard's full path)"
+            "shard's full path in --shard or MIXLE_SHARD)"
         ) from None
 
 
