@@ -26,11 +26,37 @@ WIKI_LINK = re.compile(
 
 def as_shown(text: str) -> str:
     """``text`` with ``[text](a.md)`` as its text, ``[[note|shown]]`` as what is shown, and
-    ``[[note#Heading]]`` as ``note > Heading``."""
+    ``[[note#Heading]]`` as ``note > Heading``; the markup of docs sites' notes, shortcodes,
+    footnotes and components left out (``without_docs_markup``)."""
+    text = without_docs_markup(text)
     if "[" not in text:
         return text
     text = INLINE_LINK.sub(lambda m: m.group("text"), text)
     return WIKI_LINK.sub(_wiki_shown, text)
+
+
+# What docs sites write around their text, which a reader of the rendered page never sees:
+# an admonition's opening (MkDocs' `!!! note "Title"`, Docusaurus' `:::tip`, GitHub's
+# `[!WARNING]`), a template's shortcodes (Hugo's `{{< hint >}}`, Jekyll's and GitBook's
+# `{% hint %}`), a footnote's mark (`[^ttl]`) and an MDX component's tags (`<Highlight>`)
+_DOCS_MARKUP = re.compile(
+    r"(?:^|(?<=\n))[ \t>]*(?::::+[ \t]*(?:\{[\w-]+\}|[\w-]+)?(?:\[[^\]\n]*\])?"
+    r"|(?:!!!|\?\?\?\+?)[ \t]*[\w-]+(?:[ \t]+\"[^\"\n]*\")?)"
+    r"|\{\{[<%].*?[%>]\}\}|\{%.*?%\}"
+    r"|\[![A-Za-z]+\][+-]?"
+    r"|\[\^[^\]\s]+\]:?"
+    r"|</[A-Z][A-Za-z0-9.]+\s*>"
+    r"|(?<![\w.])<[A-Z][A-Za-z0-9.]+(?:\s[^<>\n]*)?/?>"  # (not a type's "List<String>")
+)
+_DOCS_MARKS = (":::", "!!!", "???", "{{", "{%", "[!", "[^", "<")
+
+
+def without_docs_markup(text: str) -> str:
+    """``text`` without the markup of a docs site (``_DOCS_MARKUP``)."""
+    if not any(mark in text for mark in _DOCS_MARKS):
+        return text
+    shown = _DOCS_MARKUP.sub(" ", text)
+    return " ".join(shown.split()) if shown != text else text
 
 
 def _wiki_shown(m: re.Match[str]) -> str:

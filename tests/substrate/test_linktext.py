@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from substrate.linktext import as_shown, link_targets
 
 NOTE = (
@@ -27,3 +29,26 @@ def test_where_links_lead() -> None:
         "people/ana",
     ]
     assert link_targets("[x] is no link, nor \\[y](z)") == []
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (":::tip The zebra eats grass.", "The zebra eats grass."),
+        (":::warning[Careful] Do not feed the yak.", "Do not feed the yak."),
+        ('!!! danger "Heads up" The lemur bites.', "The lemur bites."),
+        ("{{< hint info >}} The hint text. {{< /hint >}}", "The hint text."),
+        ('{% hint style="info" %} A hint. {% endhint %}', "A hint."),
+        ("> [!WARNING] Back up first.", "> Back up first."),
+        ("The TTL is 300 s.[^ttl]", "The TTL is 300 s."),
+        ("[^ttl]: Time to live.", "Time to live."),
+        ('Use <Highlight color="red">red</Highlight> only.', "Use red only."),
+        # what is no such markup stays as written
+        ("Use List<T> and Optional<String> here.", "Use List<T> and Optional<String> here."),
+        ("Wow!!! It works.", "Wow!!! It works."),
+    ],
+)
+def test_a_docs_sites_markup_is_no_part_of_a_quote(written: str, shown: str) -> None:
+    # answers quoted ":::tip The zebra ..." and "{{< hint info >}} ...", which no reader of
+    # the rendered page sees
+    assert as_shown(written) == shown
