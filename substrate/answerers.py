@@ -326,13 +326,14 @@ def http_answerer_from_config(
             ``MIXLE_ANSWERER_KEY_ENV``); the key itself is looked up in it at call time.
         timeout: overrides the configured timeout.
         source: the mixle.toml ``section`` was read from. When git tracks it, whoever commits
-            to the repository wrote it: its ``base_url`` is followed only to this machine
-            (a loopback address), so a cloned shard cannot send questions, sources and an API
-            key to a host of its author's choosing.
+            to the repository wrote it: no endpoint off this machine is called by its
+            ``base_url``, nor sent the key of the variable its ``api_key_env`` names, so a
+            cloned shard cannot send questions, sources and a key to a host of its author's
+            choosing (``_refuse_shared_endpoint``).
 
     Raises:
         InvalidInputError: no endpoint is configured, or ``source`` is tracked by git and
-            names an endpoint on another machine.
+            chose an endpoint on another machine or the key sent there.
     """
     if "api_key" in section:
         raise InvalidInputError(

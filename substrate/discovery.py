@@ -110,10 +110,9 @@ def _refuse_unusable(found: Path) -> None:
         info = found.stat()
     except OSError as exc:
         target = os.readlink(found) if found.is_symlink() else None
-        what = f"is a link to {target}, which" if target is not None else ""
+        what = f"{where} is a link to {target}, which" if target is not None else where
         raise ShardError(
-            f"{where} {what} cannot be opened ({exc.strerror}; a drive not mounted?): "
-            f"mount it, or {hint}"
+            f"{what} cannot be opened ({exc.strerror}; a drive not mounted?): mount it, or {hint}"
         ) from None
     if not stat.S_ISDIR(info.st_mode):
         raise ShardError(f"{where} is not a folder: remove it, or {hint}")
