@@ -48,7 +48,9 @@ def _string(value: Any) -> str | None:
     return None if isinstance(value, str) else f"must be a string, not {_shown(value)}"
 
 
-# The longest wait for an answerer: longer is a slip (a waiting socket cannot hold 1e10 s).
+# The shortest and the longest wait for an answerer: shorter gives no model time to answer,
+# longer is a slip (a waiting socket cannot hold 1e10 s)
+MIN_TIMEOUT = 0.1
 MAX_TIMEOUT = 86400
 
 
@@ -58,6 +60,8 @@ def seconds_problem(value: Any) -> str | None:
         return "must be a positive number of seconds"  # (not > 0: NaN too)
     if not math.isfinite(value):
         return "must be a finite number of seconds"
+    if value < MIN_TIMEOUT:
+        return f"must be at least {MIN_TIMEOUT} seconds, as --timeout must"
     return None if value <= MAX_TIMEOUT else f"must be at most {MAX_TIMEOUT} seconds (a day)"
 
 

@@ -45,6 +45,7 @@ def test_a_setting_of_the_wrong_type_is_refused_when_read(
         ('[answerer]\nmodel = ""\n', "[answerer] model must not be empty"),
         ("[answerer]\ntimeout = inf\n", "[answerer] timeout must be a finite number"),
         ("[answerer]\ntimeout = 1e10\n", "[answerer] timeout must be at most 86400 seconds"),
+        ("[answerer]\ntimeout = 0.05\n", "[answerer] timeout must be at least 0.1 seconds"),
         ('[answerer]\nbase_url = "ftp://x/v1"\n', "[answerer] base_url must be an http://"),
         ('[answerer]\nbase_url = ""\n', "[answerer] base_url must be an http://"),
         (
