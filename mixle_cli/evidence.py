@@ -73,12 +73,11 @@ SourceOpt = Annotated[
 
 def source_prefixes(source: str | None) -> tuple[str, ...] | None:
     """``--source`` as the source filter takes it: a source name as results show it (relative
-    to the folder ingested), and, when it names a file or folder here, that one's absolute
-    path."""
+    to the folder ingested), and the absolute path it names from here, there or gone (`ls
+    --source old/ | mixle rm -` cleans up after a folder removed)."""
     if not source:
         return None
-    here = Path(source).expanduser()
-    return (source, os.path.realpath(here)) if here.exists() else (source,)
+    return (source, os.path.realpath(Path(source).expanduser()))
 
 
 def query_text(text: str | None, what: str = "query") -> str:

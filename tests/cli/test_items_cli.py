@@ -1301,6 +1301,9 @@ def test_ls_names_each_items_source_and_keeps_to_one_given_with_source(
     assert mixle("ls", "--source", str(tmp_path / "teamB"), "-n", "5").stdout.count(".md") == 2
     nothing = mixle("ls", "--source", "nowhere.md")
     assert nothing.exit_code == 0 and "no matching items" in nothing.stderr
+    (tmp_path / "teamA" / "ops").rename(tmp_path / "moved")  # a folder gone: its items found
+    gone = mixle("ls", "--source", "teamA/ops", "--jsonl").stdout.splitlines()  # by its path
+    assert [json.loads(line)["source"] for line in gone] == ["ops/run.md"]  # (for rm -)
 
 
 def test_an_error_repeating_an_id_with_a_line_break_or_an_escape_stays_one_line(
