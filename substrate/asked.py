@@ -99,6 +99,9 @@ class Asked:
     # "the retry limit" and "the billing service" of "What is the retry limit for the billing
     # service?": a sentence saying none of either answers something else
     parts: tuple[frozenset[str], frozenset[str]] | None
+    # "When was the Azure provider added?": a moment is asked for, which a sentence with none
+    # (the plugin's install command) does not say
+    moment: bool = False
 
 
 def read_question(question: str, packet: ContextPacket) -> Asked | None:
@@ -165,6 +168,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         about=needed - subject - _said_anyway(question) if subject else frozenset(),
         owns=_owning_asked(question),
         parts=parts,
+        moment=_WHEN_PAST.match(question) is not None,
     )
 
 
@@ -374,6 +378,9 @@ _WHY = re.compile(r"\s*(?:why|for what reason|how come)\b", re.IGNORECASE)
 
 # A question of when
 _OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)
+# A moment asked of the past ("When was ...", "When did ..."): "When is a review needed?"
+# asks for a case as often as a time
+_WHEN_PAST = re.compile(r"\W*when\s+(?:was|were|did)\b", re.IGNORECASE)
 
 
 _OWN_ASKED = re.compile(r".*\b(?:do|does|did)\s.*?(\w+)\s+own\W*$", re.IGNORECASE | re.DOTALL)

@@ -54,6 +54,7 @@ from substrate.questions import (
     identifiers_in_place,
     named_terms,
     states_frame,
+    states_moment,
     terms_said,
 )
 from substrate.quotelines import CITATION
@@ -319,6 +320,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
     if not asked.of_time and _DATE_LINE.match(sentence):
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
+    if asked.moment and not states_moment(f"{heading} {sentence}"):
+        return None  # asked when, a sentence saying no time ("Install it with ...") does not
     # what a section's headings name, the sentences under it speak of: they count when they
     # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
     # not for one asking more than the section

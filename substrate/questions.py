@@ -146,6 +146,27 @@ def _states_price(sentence: str) -> bool:
     return _MONEY_WORD.search(sentence) is not None and _states_number(sentence)
 
 
+# A moment: a date or a year, a time of day, a month or a day's name, one counted from now
+# ("last week", "three days ago"), a version ("in Kestrel 1.4", "since v2")
+_MOMENT = re.compile(
+    r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\b\d{4}-\d\d\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"|\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|"
+    r"tonight|ago|recently|formerly|originally)\b"
+    r"|\b(?:last|next|this|that|the\s+same|the\s+following|the\s+previous)\s+"
+    r"(?:week|month|year|day|night|quarter|sprint|release|spring|summer|autumn|fall|winter)\b"
+    r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b"
+    r"|\b(?:before|after|during|until|since|when|once|then|first|initially)\b",
+    re.IGNORECASE,
+)
+
+
+def states_moment(sentence: str) -> bool:
+    """Whether ``sentence`` says when: a moment (``_MOMENT``), or how often (``_FREQUENCY``)."""
+    return _MOMENT.search(sentence) is not None or _FREQUENCY.search(sentence) is not None
+
+
 def _states_duration(sentence: str) -> bool:
     return _DURATION.search(sentence) is not None or _DURATION_LABEL.search(sentence) is not None
 

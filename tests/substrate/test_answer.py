@@ -1459,6 +1459,28 @@ def test_an_option_is_answered_by_its_own_entry_not_a_neighbour_naming_it() -> N
     assert "`4e3`" in answer and "600e3" not in answer
 
 
+def test_when_something_happened_is_answered_by_a_sentence_saying_when() -> None:
+    # "When was the Azure provider added?" quoted the plugin's install command
+    s = Substrate()
+    s.add(
+        "text",
+        "# Azure provider\n\n## Overview\n\nThe provider uploads to blob storage. It was added "
+        "in Kestrel 1.4.\n\n## Installation\n\nInstall the Azure plugin with `kestrel plugin "
+        "add azure`.\n",
+    )
+    answer = extractive(s, "When was the Azure provider added?").answer or ""
+    assert "added in Kestrel 1.4" in answer and "plugin add" not in answer
+    bare = Substrate()
+    bare.add(
+        "text", "# Azure provider\n\nInstall the Azure plugin with `kestrel plugin add azure`.\n"
+    )
+    assert extractive(bare, "When was the Azure provider added?").abstained
+    # "When is ..." asks for a case as often as a time: not held to a moment
+    rule = Substrate()
+    rule.add("text", "# Reviews\n\nA second review is needed whenever a change touches billing.\n")
+    assert not extractive(rule, "When is a second review needed?").abstained
+
+
 def test_a_number_the_question_gives_does_not_answer_how_many() -> None:
     # "Kestrel 2.0 is out" gave a number, the one asked of: it was quoted for how many
     s = Substrate()
