@@ -254,6 +254,22 @@ _LANGUAGE = re.compile(
 )
 
 
+# "Which university has the largest wind tunnel?": an organisation is named, by a word of its
+# kind ("the University of Michigan", "Acme Inc.") or by a name written with a capital past a
+# sentence's first word ("built by Boeing"); a sentence of wind tunnels naming none answers not
+_ORGANISATION_WORD = re.compile(
+    r"\b(?:universit(?:y|ies)|college|institute|academy|laborator(?:y|ies)|agency|company|"
+    r"corporation|inc|ltd|llc|gmbh|plc|foundation|consortium)\b",
+    re.IGNORECASE,
+)
+
+
+def _organisation(sentence: str) -> bool:
+    if _ORGANISATION_WORD.search(sentence):
+        return True
+    return any(word[:1].isupper() for word in sentence.split()[1:])
+
+
 # Each kind of value, as questions name it, and the test of a sentence that states one
 # (longer names first: "email address" before "address").
 _KINDS: tuple[tuple[str, Statement], ...] = (
@@ -274,6 +290,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),
     (r"(?:programming\s+)?language", _LANGUAGE.search),
+    (r"university|college|institute|company|organi[sz]ation|vendor|supplier|agency", _organisation),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (

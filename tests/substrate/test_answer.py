@@ -1481,6 +1481,20 @@ def test_when_something_happened_is_answered_by_a_sentence_saying_when() -> None
     assert not extractive(rule, "When is a second review needed?").abstained
 
 
+def test_which_organisation_is_answered_by_a_sentence_naming_one() -> None:
+    # cranfield's "Which university has the largest wind tunnel?" quoted wind-tunnel sentences
+    # naming no university, at confidence 0.94
+    s = Substrate()
+    s.add("text", "wind tunnel techniques for the measurements of oscillatory derivatives .")
+    s.add("text", "new test techniques for a hypervelocity wind tunnel .")
+    s.add("text", "the largest wind tunnel tests are run at high speed .")
+    s.add("text", "shells were tested by a university group in a pressure chamber .")
+    question = "Which university has the largest wind tunnel?"
+    assert extractive(s, question).abstained
+    s.add("text", "The largest wind tunnel of any university is run by Cranfield University.")
+    assert "Cranfield University" in (extractive(s, question).answer or "")
+
+
 def test_a_number_the_question_gives_does_not_answer_how_many() -> None:
     # "Kestrel 2.0 is out" gave a number, the one asked of: it was quoted for how many
     s = Substrate()
