@@ -86,8 +86,11 @@ def manifest_stamp(state: IndexState) -> dict[str, Any]:
 
 
 def identity(path: Path) -> list[int]:
-    """What tells one version of an immutable file from another: its size and mtime (not its
-    inode, so that a copy of the shard made with ``cp -a`` or ``rsync -a`` stays current)."""
+    """What an immutable file's mirror records of it: its size and mtime. Only its size is
+    compared (``unchanged``): its name is new for each version (a segment's random, the
+    model's its id), and a copy of the shard made by ``git clone``, ``tar`` or ``cp`` without
+    ``-p`` has other times (its mirrors were written again by the first search, and a
+    read-only copy read Parquet at every search)."""
     st = os.stat(path)
     return [st.st_size, st.st_mtime_ns]
 
@@ -108,7 +111,7 @@ def unchanged(directory: Path, recorded: Any) -> bool:
             if isinstance(ident, str):
                 if content_identity(path) != ident:
                     return False
-            elif identity(path) != list(ident):
+            elif identity(path)[0] != list(ident)[0]:  # (by its size: ``identity``)
                 return False
     except (OSError, TypeError):
         return False

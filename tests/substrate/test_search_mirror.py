@@ -225,6 +225,17 @@ def test_a_mirror_is_trusted_only_while_its_sources_are_unchanged(
     assert read_mirrored(directory, params) is None
 
 
+def test_a_mirror_stays_trusted_for_a_copy_of_its_files_made_at_another_time(
+    written: tuple[Path, IndexState],
+) -> None:
+    # a clone or a tar copy gives the Parquet files new times: the first search wrote every
+    # mirror again (a change `git status` showed), and a read-only copy read Parquet each time
+    directory, _ = written
+    for path in directory.glob("search-*.parquet"):
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    assert read_mirrored(directory, DEFAULT_PARAMS) is not None
+
+
 def test_search_heals_missing_mirrors_and_then_skips_pyarrow(tmp_path: Path) -> None:
     root = tmp_path / "shard"
     before = _indexed(root)
