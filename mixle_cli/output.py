@@ -225,9 +225,11 @@ def table(
 
     out = stdout()
     # one line per cell, white space collapsed, before widths are measured: a tab or newline
-    # in a tag would otherwise be measured as nothing and then widen or split its row
+    # in a tag would otherwise be measured as nothing and then widen or split its row; a line
+    # break shows as search shows it in a name (``one_line``), not as a space it is not
     cells = [
-        ["" if v is None else " ".join(printable(str(v)).split()) for v in row] for row in rows
+        ["" if v is None else " ".join(printable(one_line(str(v))).split()) for v in row]
+        for row in rows
     ]
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]

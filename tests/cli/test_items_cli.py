@@ -1379,3 +1379,15 @@ def test_a_long_title_is_whole_in_json_and_first_words_are_cut(
     for command in (("ls",), ("search", "aerodynamically"), ("retrieve", "aerodynamically")):
         text = mixle(*command).stdout  # a line of text shows the title cut, as before
         assert title.strip() not in text and max(map(len, text.splitlines())) < 200, command
+
+
+def test_a_line_break_in_a_source_name_shows_alike_in_ls_and_search(mixle, tmp_path: Path) -> None:
+    # ls showed "new\nline.md" as "new line.md", a file of another name; search showed it as
+    # "new\ufffdline.md"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "new\nline.md").write_text("# Odd\n\nwalrus notes\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    listed, found = mixle("ls").stdout, mixle("search", "walrus").stdout
+    assert "new\ufffdline.md" in listed and "new\ufffdline.md" in found
+    assert "new line.md" not in listed
