@@ -229,12 +229,19 @@ def _charge(sentence: str) -> bool:
 _MONEY = re.compile(rf"[{_CURRENCY_SIGNS}]\s*\d|{_SUM}|\d\s*(?:{_CURRENCY_NAMES})\b", re.IGNORECASE)
 
 
-def _money(sentence: str) -> bool:
+def states_money(sentence: str) -> bool:
+    """Whether ``sentence`` states a sum of money (``_MONEY``)."""
     return _MONEY.search(sentence) is not None
 
 
-def _day(sentence: str) -> bool:
+def states_day(sentence: str) -> bool:
+    """Whether ``sentence`` gives a day or a year (``_DAY``, ``_YEAR``)."""
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
+
+
+def states_time(sentence: str) -> bool:
+    """Whether ``sentence`` gives a time of day, on a clock or in words (``_TIME``)."""
+    return _TIME.search(sentence) is not None
 
 
 # "It is written in Go.", "language: Kotlin", "The worker uses Rust.": which language, rarely
@@ -279,13 +286,13 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"number", _DIGIT.search),
     (r"port", _port),
     (r"years?", _YEAR.search),
-    (r"date|day|weekday", _day),
+    (r"date|day|weekday", states_day),
     (r"city|town|country|place", states_place),
     (r"location", _place_or_path),
-    (r"time", _TIME.search),
+    (r"time", states_time),
     (r"version", _VERSION.search),
     (r"price|cost|fee", _charge),
-    (r"budget", _money),
+    (r"budget", states_money),
     # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),

@@ -19,7 +19,13 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 from substrate.abbreviations import ends_in_abbreviation
-from substrate.answer_types import TYPE_FRAMES, states_place
+from substrate.answer_types import (
+    TYPE_FRAMES,
+    states_day,
+    states_money,
+    states_place,
+    states_time,
+)
 from substrate.context.compress import plain_label, terms
 from substrate.identifiers import IDENTIFIER
 from substrate.linktext import as_shown
@@ -126,45 +132,41 @@ def _states_number(sentence: str) -> bool:
     return _NUMBER.search(_DATE.sub(" ", sentence)) is not None
 
 
-# A price: an amount of money, or a number a word of money goes with ("costs 12 per seat")
-_MONEY = re.compile(
-    r"[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:(?:thousand|million|billion|k|m|bn)\s?)?"
-    r"(?:[$€£¥₹]|(?:usd|eur|gbp|chf|sek|nok|dkk|jpy|cad|aud|inr|cny"
-    r"|dollars?|euros?|pounds?|francs?|kronor|kroner|yen|rupees?|cents?)\b)"
-    r"|\b(?:usd|eur|gbp|chf|sek|nok|dkk|jpy|cad|aud|inr|cny)\s?\d"
-    r"|\b(?:free of charge|at no cost|for free|no charge)\b",
-    re.IGNORECASE,
-)
-_MONEY_WORD = re.compile(
-    r"\b(?:cost|costs|price|prices|priced|pricing|fee|fees|charge[sd]?)\b", re.I
+# A price: a sum of money (``states_money``: "$4.2 million", "SEK 40,000", "4.2 million
+# dollars"), none to pay, or a number a word of price goes with ("costs 12 per seat")
+_NO_CHARGE = re.compile(r"\b(?:free of charge|at no cost|for free|no charge)\b", re.IGNORECASE)
+_PRICE_WORD = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|pricing|fee|fees|charge[sd]?)\b", re.IGNORECASE
 )
 
 
 def _states_price(sentence: str) -> bool:
-    if _MONEY.search(sentence):
+    if states_money(sentence) or _NO_CHARGE.search(sentence):
         return True
-    return _MONEY_WORD.search(sentence) is not None and _states_number(sentence)
+    return _PRICE_WORD.search(sentence) is not None and _states_number(sentence)
 
 
-# A moment: a date or a year, a time of day, a month or a day's name, one counted from now
-# ("last week", "three days ago"), a version ("in Kestrel 1.4", "since v2")
+# A moment beyond a day's or a clock's (``states_day``, ``states_time``): one counted from now
+# or from another ("last week", "three days ago", "after the migration"), or a version ("since
+# v2", "added in Kestrel 1.4")
 _MOMENT = re.compile(
-    r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\b\d{4}-\d\d\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
-    r"|\b(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|"
-    r"tonight|ago|recently|formerly|originally)\b"
-    r"|\b(?:last|next|this|that|the\s+same|the\s+following|the\s+previous)\s+"
-    r"(?:week|month|year|day|night|quarter|sprint|release|spring|summer|autumn|fall|winter)\b"
-    r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b"
-    r"|\b(?:before|after|during|until|since|when|once|then|first|initially)\b",
+    r"\b(?:ago|recently|formerly|originally|initially|first|before|after|during|until|since|"
+    r"when|once|then)\b"
+    r"|\b(?:last|next|this|that|the\s+(?:same|following|previous))\s+"
+    r"(?:week|month|year|night|quarter|sprint|release|spring|summer|autumn|fall|winter)\b"
+    r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b",
     re.IGNORECASE,
 )
 
 
 def states_moment(sentence: str) -> bool:
-    """Whether ``sentence`` says when: a moment (``_MOMENT``), or how often (``_FREQUENCY``)."""
-    return _MOMENT.search(sentence) is not None or _FREQUENCY.search(sentence) is not None
+    """Whether ``sentence`` says when: a day, a time, how often, or another moment."""
+    return (
+        states_day(sentence)
+        or states_time(sentence)
+        or _FREQUENCY.search(sentence) is not None
+        or _MOMENT.search(sentence) is not None
+    )
 
 
 def _states_duration(sentence: str) -> bool:
