@@ -34,6 +34,7 @@ from substrate.context.compress import (
     numbered_lists,
     opens_as_an_entry,
     sentences,
+    stretch_saying,
     terms,
     truncate,
 )
@@ -647,7 +648,7 @@ def _part_asked(text: str, asked: Asked) -> str:
     question's frame asks for lies past the cut: then the stretch from a clause on that gives
     it and says most of the question's terms, "…" for what is left out before it ("… and when
     neither is given the timeout defaults to 120 seconds."). Nor when the start says fewer of
-    the question's terms than a later stretch (``_stretch_asked``)."""
+    the question's terms than a later stretch (``stretch_saying``)."""
     head = truncate(text, _QUOTE_CHARS)
     if head == text:
         return head
@@ -660,38 +661,9 @@ def _part_asked(text: str, asked: Asked) -> str:
                 best, most = f"… {part}", said
         if best is not head:
             return best
-    return _stretch_asked(text, head, asked)
-
-
-# How many words before the first it says of the question a quote cut from a long text keeps
-_WORDS_BEFORE = 4
-
-
-def _stretch_asked(text: str, head: str, asked: Asked) -> str:
-    """``head``, the start of ``text``, unless a later stretch of it says more of the
-    question's terms: then that stretch, from up to a few words before the first of them (as
-    many as leave it saying as much). A text with no punctuation to cut it into sentences (a
-    log's lines) is one long "sentence": its start quoted and cited would say nothing of what
-    was asked, though its line 38 does."""
-    wanted = asked.whole & terms(text)
-    if wanted <= terms(head):
-        return head
-    words = list(_WORD.finditer(text))
-
-    def stretch(at: int) -> str:  # the quote from word ``at``, cut as it is quoted
-        return truncate(text[words[at].start() :], _QUOTE_CHARS - 2)
-
-    best, most = None, len(wanted & terms(head))
-    for at, word in enumerate(words):
-        if wanted & terms(word.group()):  # a stretch worth quoting starts at a word asked of
-            said = len(wanted & terms(stretch(at)))
-            if said > most:
-                best, most = at, said
-    if best is None:
-        return head
-    back = range(max(0, best - _WORDS_BEFORE), best)
-    first = next((at for at in back if len(wanted & terms(stretch(at))) == most), best)
-    return stretch(first) if first == 0 else f"… {stretch(first)}"
+    # a later stretch may say more of what is asked: a long sentence with no punctuation to
+    # cut it, its start quoted and cited, would say nothing of it
+    return stretch_saying(text, asked.whole, _QUOTE_CHARS)
 
 
 def _defines(sentence: str, term: str) -> bool:

@@ -651,14 +651,32 @@ _WORD = re.compile(r"\w+")
 
 
 def around_match(text: str, task: str, max_chars: int) -> str:
-    """``text`` cut to ``max_chars`` around its first word that carries a task term (from the
-    start when none does): in one long sentence (a log line, minified JSON) the part that
-    matched may lie far from the opening."""
-    wanted = terms(task)
+    """``text`` cut to ``max_chars`` where it says the task's terms (``stretch_saying``): in
+    one long sentence (a log line, minified JSON) the part that matched may lie far from the
+    opening."""
+    return stretch_saying(text, terms(task), max_chars)
+
+
+def stretch_saying(text: str, wanted: frozenset[str], max_chars: int) -> str:
+    """``text`` cut to ``max_chars``: its start, unless a later stretch says more of
+    ``wanted``; then the first stretch saying the most, from the word asked of that opens it
+    with as much before it (``lead_in``, up to a quarter) as leaves it saying as much, "…"
+    for what is cut before it."""
+    wanted = wanted & terms(text)
+    head = truncate(text, max_chars)
+    most = len(wanted & terms(head))
+    if most == len(wanted):
+        return head
+
+    def said_from(start: int) -> int:
+        return len(wanted & terms(truncate(text[start:], max_chars - 1)))
+
+    best = None
     for word in _WORD.finditer(text):
-        if wanted & terms(word.group()):
-            start = lead_in(text, word.start(), max_chars // 4)
-            if start > 0:
-                return ELLIPSIS + truncate(text[start:], max_chars - 1)
-            break
-    return truncate(text, max_chars)
+        if wanted & terms(word.group()) and (said := said_from(word.start())) > most:
+            best, most = word.start(), said
+    if best is None:
+        return head
+    leads = (lead_in(text, best, max_chars >> shift) for shift in (2, 3, 4))
+    start = next((at for at in leads if said_from(at) == most), best)
+    return head if start == 0 else ELLIPSIS + truncate(text[start:], max_chars - 1)

@@ -30,7 +30,7 @@ from substrate.answerers import (
     http_answerer_from_config,
 )
 from substrate.context import ContextBudget, ContextPacket, pack_context
-from substrate.context.compress import terms, truncate
+from substrate.context.compress import stretch_saying, terms, truncate
 from substrate.errors import InvalidInputError
 from substrate.extractive import ExtractiveAnswerer
 from substrate.ingest import ingest_path
@@ -2997,17 +2997,12 @@ def test_a_log_is_quoted_where_it_says_what_is_asked(tmp_path: Path) -> None:
 def test_a_quote_cut_from_a_long_text_keeps_the_terms_it_was_chosen_for(gap: int) -> None:
     # the stretch was chosen from its first word asked of, then quoted from four words before
     # it: the word asked of at its end fell off
-    from substrate.asked import read_question
-    from substrate.extractive import _QUOTE_CHARS, _stretch_asked
-
     before = " ".join(f"word{n}" for n in range(60))
     between = " ".join(f"fill{n}" for n in range(60))[:gap]
     text = f"{before} zanzibar {between} quokka " + "tail " * 30
-    packet = ContextPacket(task="q", items=[SubstrateItem("text", text)])
-    asked = read_question("Where do zanzibar and quokka meet?", packet)
-    assert asked is not None
-    quote = _stretch_asked(text, truncate(text, _QUOTE_CHARS), asked)
-    assert quote.startswith("… ") and "zanzibar" in quote and "quokka" in quote
+    quote = stretch_saying(text, terms("zanzibar quokka"), 300)
+    assert quote.startswith("…") and "zanzibar" in quote and "quokka" in quote
+    assert stretch_saying(text, terms("word3"), 300) == truncate(text, 300)  # said at its start
 
 
 @pytest.mark.parametrize(
