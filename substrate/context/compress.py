@@ -137,12 +137,12 @@ def _blocks(text: str) -> list[str]:
     is a line all in bold that starts a block, as notes often label what follows."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
-        if _line_records(paragraph):
-            blocks += [line.strip() for line in paragraph.splitlines() if line.strip()]
+        lines = paragraph.splitlines()
+        if _line_records(lines):
+            blocks += [line.strip() for line in lines if line.strip()]
             continue
         current: list[str] = []
         fenced = False
-        lines = paragraph.splitlines()
         header: list[str] | None = None  # the column names of the table being read
         for at, line in enumerate(lines):
             if _FENCE.match(line):
@@ -198,12 +198,12 @@ MIN_RECORD_LINES = 3
 _LINE_END_MARK = re.compile(r"[.!?:;,…]\W*$")
 
 
-def _line_records(paragraph: str) -> bool:
-    """Whether ``paragraph`` is a run of lines each a record of its own (a log, a plain list
-    of values): several lines, and none ending a sentence or leading on to the next. Joined as
+def _line_records(paragraph: list[str]) -> bool:
+    """Whether the lines of ``paragraph`` are each a record of its own (a log, a plain list of
+    values): several lines, and none ending a sentence or leading on to the next. Joined as
     wrapped prose is, a log was one "sentence" of hundreds of lines, quoted from its start, and
     a claim stitched from three of its lines was found "supported"."""
-    lines = [line for line in paragraph.splitlines() if line.strip()]
+    lines = [line for line in paragraph if line.strip()]
     if len(lines) < MIN_RECORD_LINES:
         return False
     # (a list, a table, headings, code and rules are read as blocks already)
