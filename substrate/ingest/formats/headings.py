@@ -17,9 +17,9 @@ __all__ = ["ANCHOR", "heading_text"]
 
 # An attribute list ending the heading (looked for in its last _ID_CHARS): "{#id}", "{#id
 # .class key=value}", "{.class #id}", kramdown's "{: #id}"; its "#id" is the anchor
+_ATTRIBUTE = r"(?:[#.][^\s{}]+|[\w-]+=(?:\"[^\"{}]*\"|[^\s{}]+))"  # "#id", ".class", "k=v"
 _ATTRIBUTES = re.compile(
-    r"(?<!\\)\{:?[ \t]*((?:[#.][^\s{}]+|[\w-]+=(?:\"[^\"{}]*\"|[^\s{}]+))"
-    r"(?:[ \t]+(?:[#.][^\s{}]+|[\w-]+=(?:\"[^\"{}]*\"|[^\s{}]+)))*)[ \t]*\}[ \t]*$"
+    rf"(?<!\\)\{{:?[ \t]*({_ATTRIBUTE}(?:[ \t]+{_ATTRIBUTE})*)[ \t]*\}}[ \t]*$"
 )
 _ID = re.compile(r"(?:^|[ \t])#([^\s{}]+)")
 # An inline HTML tag of the kinds written in headings ("<a id="x"></a>Install", "<code>x</code>"):
