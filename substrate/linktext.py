@@ -42,7 +42,9 @@ def as_shown(text: str) -> str:
 _DOCS_MARKUP = re.compile(
     r"(?:^|(?<=\n))[ \t>]*(?::::+[ \t]*(?:\{[\w-]+\}|[\w-]+)?(?:\[[^\]\n]*\])?"
     r"|(?:!!!|\?\?\?\+?)[ \t]*[\w-]+(?:[ \t]+\"[^\"\n]*\")?)"
-    r"|\{\{[<%].*?[%>]\}\}|\{%.*?%\}"
+    # (a shortcode's body is short and holds no brace: bounded, a text of many "{{<" and no
+    # closing one is searched in time that grows with its length, not with its square)
+    r"|\{\{[<%][^{}\n]{0,200}?[%>]\}\}|\{%[^{}\n]{0,200}?%\}"
     r"|\[![A-Za-z]+\][+-]?"
     r"|\[\^[^\]\s]+\]:?"
     r"|</[A-Z][A-Za-z0-9.]+\s*>"

@@ -158,6 +158,7 @@ from substrate.answer_types import _email
 from substrate.context.compress import split_sentences
 from substrate.claims import quotes_apart
 from substrate.ingest.formats.frontmatter import parse_block
+from substrate.linktext import as_shown
 from substrate.quantities import amounts, rates
 from substrate.questions import asked_terms
 from substrate.search.tokenize import Analyzer
@@ -171,6 +172,7 @@ amounts("take 5 " + "1" * n + " x."), rates("1" * n), amounts("1." * (n // 2))
 _email("email is " + "a" * n)
 parse_block(["title" + " " * n + "x"])
 quotes_apart("took 5 minutes… Then " * (n // 21))
+as_shown("{{< " * n), as_shown("{% " * n)  # (shortcodes never closed; 256,000 characters)
 """
 
 
