@@ -210,7 +210,9 @@ def _line_records(paragraph: list[str]) -> bool:
     marked = (_FENCE, _MARKED_START, _INDENTED, _RULE)
     if any(mark.match(line) for line in lines for mark in marked):
         return False
-    return not any(_LINE_END_MARK.search(line) for line in lines)
+    # (its last characters only: a run of marks tried from each of them took the square of
+    # its length)
+    return not any(_LINE_END_MARK.search(line, max(0, len(line) - 16)) for line in lines)
 
 
 def _starts_block(line: str, before: str) -> bool:

@@ -155,7 +155,7 @@ def test_claims_are_parted_at_an_ellipsis_as_before() -> None:
 _LONG_TEXTS = """
 from substrate.answer import CITATION, strip_citations
 from substrate.answer_types import _email
-from substrate.context.compress import split_sentences
+from substrate.context.compress import sentences, split_sentences
 from substrate.claims import quotes_apart
 from substrate.ingest.formats.frontmatter import parse_block
 from substrate.linktext import as_shown
@@ -173,6 +173,7 @@ _email("email is " + "a" * n)
 parse_block(["title" + " " * n + "x"])
 quotes_apart("took 5 minutes… Then " * (n // 21))
 as_shown("{{< " * n), as_shown("{% " * n)  # (shortcodes never closed; 256,000 characters)
+sentences("a\\nb\\n" + "." * (4 * n) + "x")  # (three lines read as records, a run of marks)
 """
 
 
