@@ -1484,26 +1484,39 @@ def test_when_something_happened_is_answered_by_a_sentence_saying_when() -> None
 def test_which_organisation_is_answered_by_a_sentence_naming_one() -> None:
     # cranfield's "Which university has the largest wind tunnel?" quoted wind-tunnel sentences
     # naming no university, at confidence 0.94
-    s = Substrate()
-    s.add("text", "wind tunnel techniques for the measurements of oscillatory derivatives .")
-    s.add("text", "new test techniques for a hypervelocity wind tunnel .")
-    s.add("text", "the largest wind tunnel tests are run at high speed .")
-    s.add("text", "shells were tested by a university group in a pressure chamber .")
-    question = "Which university has the largest wind tunnel?"
+    _abstains_until_told(
+        "Which university has the largest wind tunnel?",
+        (
+            "wind tunnel techniques for the measurements of oscillatory derivatives .",
+            "new test techniques for a hypervelocity wind tunnel .",
+            "the largest wind tunnel tests are run at high speed .",
+            "shells were tested by a university group in a pressure chamber .",
+        ),
+        "The largest wind tunnel of any university is run by Cranfield University.",
+        "Cranfield University",
+    )
+
+
+def _abstains_until_told(question: str, texts: tuple[str, ...], told: str, said: str) -> None:
+    """``question`` is abstained on over ``texts``, and answered by quoting ``said`` once
+    ``told`` is added."""
+    s = sections(notes=texts)
     assert extractive(s, question).abstained
-    s.add("text", "The largest wind tunnel of any university is run by Cranfield University.")
-    assert "Cranfield University" in (extractive(s, question).answer or "")
+    s.add("text", told)
+    assert said in (extractive(s, question).answer or "")
 
 
 def test_a_number_the_question_gives_does_not_answer_how_many() -> None:
     # "Kestrel 2.0 is out" gave a number, the one asked of: it was quoted for how many
-    s = Substrate()
-    s.add("text", "# Kestrel 2.0\n\nKestrel 2.0 is out with uploads, thanks to its contributors.\n")
-    s.add("text", "# Team\n\nThe contributors meet weekly.\n")
-    question = "How many contributors worked on Kestrel 2.0?"
-    assert extractive(s, question).abstained
-    s.add("text", "# Credits\n\n40 contributors worked on Kestrel 2.0.\n")
-    assert "40 contributors" in (extractive(s, question).answer or "")
+    _abstains_until_told(
+        "How many contributors worked on Kestrel 2.0?",
+        (
+            "# Kestrel 2.0\n\nKestrel 2.0 is out with uploads, thanks to its contributors.\n",
+            "# Team\n\nThe contributors meet weekly.\n",
+        ),
+        "# Credits\n\n40 contributors worked on Kestrel 2.0.\n",
+        "40 contributors",
+    )
 
 
 def test_a_page_titled_in_its_front_matter_answers_under_that_title(tmp_path: Path) -> None:
@@ -1521,13 +1534,14 @@ def test_a_page_titled_in_its_front_matter_answers_under_that_title(tmp_path: Pa
 
 def test_how_much_a_thing_costs_is_answered_by_a_price_not_any_number() -> None:
     # "How much does a wind tunnel cost?" was answered, confidently, by a tunnel at Mach 1
-    s = Substrate()
-    s.add("text", "A study of flow with free stream Mach number 1 in a choked wind tunnel.")
-    s.add("text", "The wind tunnel has a test section of 2 metres.")
-    s.add("text", "The cost of the computation is halved by the new scheme.")
-    assert extractive(s, "How much does a wind tunnel cost?").abstained
-    s.add("text", "Building the wind tunnel cost $4.2 million in 1958.")
-    assert "$4.2 million" in (extractive(s, "How much does a wind tunnel cost?").answer or "")
+    tunnels = (
+        "A study of flow with free stream Mach number 1 in a choked wind tunnel.",
+        "The wind tunnel has a test section of 2 metres.",
+        "The cost of the computation is halved by the new scheme.",
+    )
+    told = "Building the wind tunnel cost $4.2 million in 1958."
+    _abstains_until_told("How much does a wind tunnel cost?", tunnels, told, "$4.2 million")
+    s = sections(notes=(*tunnels, told))
     for price in ("4.2 million dollars", "SEK 40,000", "3,500 CHF"):  # said in other ways
         priced = Substrate()
         priced.add("text", f"The new wind tunnel cost {price} to build.")
