@@ -60,24 +60,33 @@ def named_source(value: str | None) -> str | None:
     return value
 
 
+def named_sources(values: list[str] | None) -> list[str] | None:
+    """Each of the ``--source`` filters, checked as ``named_source`` checks one."""
+    for value in values or ():
+        named_source(value)
+    return values
+
+
 SourceOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--source",
         help="Only items from this file or folder or below it: a path on disk, or a "
-        "source as results show it (docs/ or a.md).",
-        callback=named_source,
+        "source as results show it (docs/ or a.md); repeat for items from any of them.",
+        callback=named_sources,
     ),
 ]
 
 
-def source_prefixes(source: str | None) -> tuple[str, ...] | None:
-    """``--source`` as the source filter takes it: a source name as results show it (relative
-    to the folder ingested), and the absolute path it names from here, there or gone (`ls
-    --source old/ | mixle rm -` cleans up after a folder removed)."""
-    if not source:
+def source_prefixes(sources: list[str] | None) -> tuple[str, ...] | None:
+    """The ``--source`` filters as the source filter takes them: each a source name as
+    results show it (relative to the folder ingested), and the absolute path it names from
+    here, there or gone (`ls --source old/ | mixle rm -` cleans up after a folder removed)."""
+    if not sources:
         return None
-    return (source, os.path.realpath(Path(source).expanduser()))
+    return tuple(
+        name for source in sources for name in (source, os.path.realpath(Path(source).expanduser()))
+    )
 
 
 def query_text(text: str | None, what: str = "query") -> str:

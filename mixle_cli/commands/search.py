@@ -92,7 +92,7 @@ def _filters(
     kind: list[str] | None,
     scope: str | None,
     tags: list[str] | None,
-    source: str | None,
+    source: list[str] | None,
     since: str | None,
     until: str | None,
 ) -> SearchFilters:

@@ -1299,6 +1299,8 @@ def test_ls_names_each_items_source_and_keeps_to_one_given_with_source(
     (mine,) = map(json.loads, lines)
     assert mine["title"] == "Deploy Runbook" and mine["source"] == "ops/run.md"
     assert mixle("ls", "--source", str(tmp_path / "teamB"), "-n", "5").stdout.count(".md") == 2
+    either = mixle("ls", "--source", "teamA/misc.md", "--source", "teamB/misc.md", "--json")
+    assert [row["title"] for row in either.json()] == ["Misc", "Misc"]  # repeated: any of them
     nothing = mixle("ls", "--source", "nowhere.md")
     assert nothing.exit_code == 0 and "no matching items" in nothing.stderr
     (tmp_path / "teamA" / "ops").rename(tmp_path / "moved")  # a folder gone: its items found

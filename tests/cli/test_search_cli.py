@@ -655,6 +655,11 @@ def test_source_takes_a_path_on_disk_or_a_source_name(
     assert sources("notes/projects") == ["projects/plan.md"]  # a folder here
     assert sources(str(notes / "projects" / "plan.md")) == ["projects/plan.md"]  # absolute
     assert sources(str(tmp_path / "elsewhere")) == []
+    both = mixle("search", "budget", "--source", "projects", "--source", "other.md", "--json")
+    assert sorted(row["source"] for row in both.json()["results"]) == [
+        "other.md",
+        "projects/plan.md",
+    ]  # repeated: items from any of them
 
 
 def test_a_query_is_read_from_standard_input_with_a_dash(mixle, filled) -> None:
