@@ -168,6 +168,19 @@ def provenance_entry(
     }
 
 
+def one_score_each(items: Sequence[SubstrateItem], scores: list[float]) -> list[float]:
+    """``scores`` checked to give one score to each of ``items`` (a result built by hand
+    with none: each 0.0, as the seed's signatures let one be built), so that a mismatch is
+    refused where it is made, not met in a later ``provenance()``."""
+    if not scores:
+        return [0.0] * len(items)
+    if len(scores) != len(items):
+        raise InvalidInputError(
+            f"{len(items)} items and {len(scores)} scores: give one score per item, or none"
+        )
+    return scores
+
+
 def unscored_entries(items: Iterable[SubstrateItem]) -> list[dict[str, Any]]:
     """Where each of ``items`` came from, as ``provenance_entry`` says it, with no score (items
     passed over, which no search ranked for the answer)."""
@@ -224,7 +237,10 @@ class Retrieval:
 
     query: str
     items: list[SubstrateItem] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # one per item (none: each 0.0)
+
+    def __post_init__(self) -> None:
+        self.scores = one_score_each(self.items, self.scores)
 
     def by_kind(self) -> dict[str, list[SubstrateItem]]:
         """Items grouped by kind, kinds in first-seen order."""

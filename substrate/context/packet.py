@@ -15,6 +15,7 @@ from substrate.item import SubstrateItem, fact_part, facts_of
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import (
     innermost_heading,
+    one_score_each,
     provenance_entry,
     shown_sources,
     unscored_entries,
@@ -213,7 +214,7 @@ class ContextPacket:
 
     task: str
     items: list[SubstrateItem] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # one per item (none: each 0.0)
     budget: ContextBudget = field(default_factory=ContextBudget)
     used_chars: int = 0
     n_candidates: int = 0
@@ -229,6 +230,7 @@ class ContextPacket:
     passed_over: list[SubstrateItem] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.scores = one_score_each(self.items, self.scores)
         if not self.texts:
             self.texts = [used_text(i, self.task, self.budget.shape) for i in self.items]
         if self.budget.shape == "brief" and not self.compressed:  # one line of each item

@@ -408,3 +408,18 @@ def test_retrieve_takes_any_real_number_and_whole_number() -> None:
     for floor in (np.float32(0.1), Fraction(1, 10), Decimal("0.1"), 0):
         assert retrieve(s, "refund", min_score=floor).items, floor
     assert retrieve(s, "refund", k=np.int64(3)).items
+
+
+def test_a_result_built_by_hand_gives_one_score_to_each_item_or_is_refused() -> None:
+    from substrate.answer import Answer
+    from substrate.context import ContextPacket
+
+    item = SubstrateItem("text", "apples are a fruit")
+    # the seed's signatures let one be built without scores: each item then scores 0.0
+    assert Retrieval("q", items=[item]).provenance()[0]["score"] == 0.0
+    packet = ContextPacket("q", items=[item])
+    assert packet.as_dict()["provenance"][0]["id"] == item.id
+    assert Answer("q", "a", False, 0.5, packet).as_dict()["citations"][0]["score"] == 0.0
+    for build in (Retrieval, ContextPacket):  # (a mismatch is refused where it is made)
+        with pytest.raises(InvalidInputError, match="1 items and 2 scores"):
+            build("q", items=[item], scores=[0.5, 0.25])
