@@ -9,6 +9,7 @@ Errors raised by an action are recorded in its step, not swallowed silently.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -393,14 +394,28 @@ def compute_action(
     label = name or getattr(skill, "name", None) or "compute"
     about = description if description is not None else (getattr(skill, "description", "") or "")
 
+    asks = _takes_an_argument(skill)
+
     def run(question: str) -> list[str]:
-        try:
-            result = skill(question)
-        except TypeError:
-            result = skill()
+        result = skill(question) if asks else skill()
         return [f"{label} => {result}"]
 
     return Action(str(label), "compute", run, cost=cost, description=str(about))
+
+
+def _takes_an_argument(skill: Any) -> bool:
+    """Whether ``skill`` is called with the question (as a skill of no parameters is not).
+    Told by its signature, so that a ``TypeError`` the skill itself raises is its error, not
+    a reason to call it again without the question."""
+    try:
+        signature = inspect.signature(skill)
+    except (TypeError, ValueError):  # (a builtin with no signature: given the question)
+        return True
+    try:
+        signature.bind("question")
+    except TypeError:
+        return False
+    return True
 
 
 def simulate_action(

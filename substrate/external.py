@@ -98,6 +98,8 @@ class ExternalModel:
         alpha: float = 0.1,
         samples: int = 8,
     ) -> None:
+        if not callable(generate):
+            raise InvalidInputError(f"generate must be callable, not {type(generate).__name__}")
         require_number(alpha, "alpha")
         if not 0.0 <= alpha <= 1.0:
             raise InvalidInputError(f"alpha must be in [0, 1], got {alpha}")

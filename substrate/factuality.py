@@ -26,7 +26,7 @@ from substrate.context.compress import (
 )
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
-from substrate.errors import InvalidInputError, require_text
+from substrate.errors import InvalidInputError, require_number, require_text
 from substrate.factconflict import contradicts
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
@@ -755,6 +755,7 @@ def check_factuality(
             by default it backs only a claim telling of it as such (``notestatus.may_back``).
     """
     require_text(answer, "the text to check")
+    require_number(min_score, "min_score")
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
     extract = extract or sentence_claims

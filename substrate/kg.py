@@ -22,6 +22,7 @@ from typing import Any
 
 from substrate.act import Action
 from substrate.errors import InvalidInputError
+from substrate.gate import refuse_non_list
 
 _WORD = re.compile(r"[a-z0-9]+")
 # How many inventory names the default description of a KG action lists.
@@ -82,6 +83,7 @@ def link_entities(question: str, entities: Iterable[Any]) -> list[str]:
     the question's, in words no longer entity has claimed; a linked entity claims all its
     occurrences. Entities whose name has no letter or digit never link.
     """
+    refuse_non_list(entities, "entities")
     inventory = Inventory(entities)
     return [inventory.names[key] for key in inventory.link(question)]
 

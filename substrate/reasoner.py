@@ -16,6 +16,7 @@ from substrate.act import (
 )
 from substrate.errors import InvalidInputError, scope_set
 from substrate.factuality import check_factuality
+from substrate.gate import refuse_non_list
 from substrate.telemetry import Recorder
 
 if TYPE_CHECKING:
@@ -67,6 +68,12 @@ class Reasoner:
         if skills is not None:
             listed = skills.all() if callable(getattr(skills, "all", None)) else skills
             self._actions.extend(compute_action(sk) for sk in listed)
+        refuse_non_list(actions or [], "actions")
+        for action in actions or []:
+            if not isinstance(action, Action):
+                raise InvalidInputError(
+                    f"actions must be Action objects, not {type(action).__name__}"
+                )
         self._actions.extend(actions or [])
 
     @property

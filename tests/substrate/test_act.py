@@ -30,6 +30,8 @@ from substrate.external import (
     quantile,
     semantic_entropy,
 )
+from substrate.factuality import check_factuality
+from substrate.kg import link_entities
 from substrate.reasoner import Reasoner
 from substrate.store import Substrate
 from substrate.telemetry import Telemetry
@@ -209,6 +211,9 @@ def test_builders() -> None:
     c = compute_action(Skill())
     assert (c.name, c.description, c.run("q")) == ("adder", "adds numbers", ["adder => 4"])
     assert compute_action(lambda q: len(q), name="len").run("abc") == ["len => 3"]
+    broken = compute_action(lambda q: len(None), name="broken")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="NoneType"):  # its own error, not one of a retry
+        broken.run("abc")
 
     class Sim:
         def outcome_mean(self, field: int, *, scenario: str) -> float:
@@ -325,3 +330,21 @@ def test_external_model_refuses_settings_that_mean_nothing(
     """A negative entropy cutoff would call every answer uncertain, silently."""
     with pytest.raises(InvalidInputError, match=said):
         ExternalModel(lambda p: p, **options)
+
+
+@pytest.mark.parametrize(
+    ("build", "told"),
+    [
+        (lambda: ExternalModel(5), "generate must be callable, not int"),
+        (lambda: Reasoner(lambda q, c: "a", actions=[1]), "must be Action objects, not int"),
+        (lambda: link_entities("new york", "new york"), "entities must be a list"),
+        (
+            lambda: check_factuality(Substrate(), "refunds take 30 days", min_score="0.2"),
+            "min_score must be a number",
+        ),
+    ],
+)
+def test_bad_arguments_are_refused_where_the_call_is_made(build: Any, told: str) -> None:
+    # each was taken and failed later as a TypeError, or matched nothing without a word
+    with pytest.raises(InvalidInputError, match=told):
+        build()
