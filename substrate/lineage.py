@@ -81,7 +81,9 @@ def verify_lineage(
         scopes: the scopes the reader may see (None: all); other items are hidden.
         own_scope: the reader's own scope, whose items it wrote: a link of one of them to an
             item the reader cannot see is reported as ``UNRESOLVED`` (removed, or moved out
-            of sight: the two look alike, so nothing is told of a hidden item).
+            of sight: the two look alike, so nothing is told of a hidden item). Without it,
+            a reader with ``scopes`` is told of no link it cannot follow, even to an item
+            removed: give it to find the broken links of the reader's own items.
     """
     if not isinstance(item_id, str):
         raise InvalidInputError(f"an item id is a string, not {type(item_id).__name__}")

@@ -523,6 +523,8 @@ class Space:
         """Retrieve over exactly the team's visible items, with cross-kind diversity."""
         from substrate.retrieval import retrieve
 
+        if "scopes" in kw:
+            raise InvalidInputError("a space reads its team's scopes: give scope= to narrow them")
         return retrieve(self.substrate, query, k=k, scopes=self.scopes, **kw)
 
     def publish(self, ids: Iterable[str], *, to: str = PUBLIC, by: str | None = None) -> list[str]:

@@ -409,6 +409,8 @@ def test_space_retrieve_sees_only_visible_items(store: Substrate) -> None:
     result = ops.retrieve("refund window", k=5)
     texts = [item.text for item in result.items]
     assert texts and all("ninety" not in t for t in texts)
+    with pytest.raises(InvalidInputError, match="a space reads its team's scopes"):
+        ops.retrieve("refund window", scopes={"dev"})  # (a TypeError of two scopes= before)
 
 
 def test_publish_and_merge_persist_on_disk(tmp_path: Path) -> None:
