@@ -304,12 +304,13 @@ def _a_terminal(console: Console) -> bool:
 
 
 @contextmanager
-def working(what: str) -> Iterator[None]:
+def working(what: str, *, shown: bool = True) -> Iterator[None]:
     """A spinner on stderr saying ``what`` is under way while the block runs, when stderr is
-    a terminal (a sweep of a large shard takes seconds, with nothing to show until it ends);
-    it is gone when the block ends."""
+    a terminal and the command ``shown`` its progress (not under --json, --jsonl or --quiet);
+    a sweep of a large shard takes seconds, with nothing to show until it ends. It is gone
+    when the block ends."""
     console = stderr()
-    if not _a_terminal(console):
+    if not shown or not _a_terminal(console):
         yield
         return
     from rich.live import Live

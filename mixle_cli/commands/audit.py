@@ -58,7 +58,8 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     scopes = app_state.scopes
     own = _own_scope(app_state)  # its own items' links are told of
     substrate = app_state.substrate()
-    with output.working("auditing lineage, the log, the search index and stored secrets"):
+    told = "auditing lineage, the log, the search index and stored secrets"
+    with output.working(told, shown=not json):
         report = audit_shard(substrate, scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
     empty = data["own_scope_empty"] = _own_scope_empty(app_state, scope)
@@ -185,7 +186,7 @@ def freshness_cmd(
     app_state = state(ctx)
     substrate, read_scope = app_state.substrate(), app_state.read_scope(scope)
     own = _own_scope(app_state)  # its own items' links are told of
-    with output.working("checking each item against its file"):
+    with output.working("checking each item against its file", shown=how is output.Mode.TEXT):
         report = freshness_report(
             substrate,
             max_age_s=max_age_s,

@@ -472,7 +472,9 @@ def _scan_items(
     n_items = 0
     rows: list[dict[str, Any]] = []
     items = substrate.iter_items(scope=app_state.read_scope(scope), scopes=app_state.scopes)
-    with output.working("scanning the shard's items for secrets"):
+    with output.working(
+        "scanning the shard's items for secrets", shown=fmt == "text" and not quiet
+    ):
         for item in items:
             n_items += 1
             for f in scan_item(item).findings:
