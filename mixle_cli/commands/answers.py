@@ -85,6 +85,16 @@ _A_PATH = re.compile(r"\S*/\S*|\S+\.\w{1,5}")
 _BULLET = re.compile(r"[-*+•]\s+")
 
 
+def _where_masked(answer: Answer) -> str:
+    """Where the value of a secret an answer quotes masked may be read: in the file a cited
+    item came from, or (an item given by `add`, stored masked) only where it was written."""
+    cited = set(answer.cited())
+    items = [item for n, item in enumerate(answer.context.items, 1) if not cited or n in cited]
+    if all(item.provenance.get("path") for item in items):
+        return "the file it came from holds the value"
+    return "its value is wherever it was written before it was stored"
+
+
 def _no_claims(text: str) -> str:
     """Why ``text`` has no claim to check."""
     why = "no sentence of two words or more (questions and short headings state nothing)"
@@ -141,10 +151,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None, dis
         out.print(disagree, markup=False)
     masked = answer.masked_quotes()
     if masked:  # a mask is no answer to "what is the password?"
-        out.print(
-            f"masked: {masked} secret(s), never shown; the source it came from holds the value",
-            markup=False,
-        )
+        out.print(f"masked: {masked} secret(s), never shown; {_where_masked(answer)}", markup=False)
     out.print("", markup=False)
     cited = set(answer.cited())
     heading = "Sources" if cited else "Sources given (the answer cites none of them)"

@@ -304,13 +304,17 @@ def test_an_answer_quoting_a_masked_secret_says_where_its_value_is(
     _ingested_notes(mixle, tmp_path / "notes", {"staging.md": note, "engine.md": engine})
     result = mixle("ask", "What is the staging database password?")
     assert result.exit_code == 0 and "[REDACTED:" in result.stdout
-    assert "masked: 1 secret(s), never shown; the source it came from holds" in result.stdout
+    assert "masked: 1 secret(s), never shown; the file it came from holds" in result.stdout
     assert "hunter2-Xy9!kQ" not in result.stdout + result.stderr
     data = mixle("ask", "What is the staging database password?", "--json").json()
     assert data["masked_quotes"] == 1 and data["stated_secrets"] == 0
     plain = mixle("ask", "Which PostgreSQL version does the staging database run?", "--json")
     assert "15" in plain.json()["answer"] and plain.json()["masked_quotes"] == 0
     assert "masked:" not in mixle("ask", "Which PostgreSQL version does staging run?").stdout
+    mixle("rm", "-", input="\n".join(r["id"] for r in mixle("ls", "--json").json()))
+    mixle("add", "The staging database password is hunter2-Xy9!kQ for the app user.")
+    added = mixle("ask", "What is the staging database password?").stdout  # (no file holds it)
+    assert "never shown; its value is wherever it was written before it was stored" in added
 
 
 def _ingested_notes(mixle: Run, folder: Path, files: dict[str, str]) -> Path:
