@@ -27,7 +27,7 @@ from mixle_cli.evidence import (
     source_prefixes,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
-from mixle_cli.stdin import stdin_text
+from mixle_cli.stdin import stdin_piped, stdin_text
 from substrate import (
     DEFAULT_MAX_FILE_SIZE,
     FIELD_ORDER,
@@ -201,7 +201,11 @@ def _no_constant(name: str) -> None:
 def add(
     ctx: typer.Context,
     text: Annotated[
-        str | None, typer.Argument(help="The item's text, or - to read standard input.")
+        str | None,
+        typer.Argument(
+            help="The item's text, or - to read standard input (read when it is a pipe or a "
+            "file and neither text nor --payload is given)."
+        ),
     ] = None,
     kind: KindOpt = "text",
     tag: TagOpt = None,
@@ -224,6 +228,8 @@ def add(
     kind = known_kind(kind) or "text"
     check_tags(tag)
     app_state = state(ctx)
+    if text is None and payload is None and stdin_piped():  # as search and ask read a pipe
+        text = "-"
     body = _read_text(text, app_state)
     if not body.strip() and not fields:
         if text == "-":

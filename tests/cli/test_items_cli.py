@@ -202,6 +202,22 @@ def test_add_reads_stdin(mixle) -> None:
     assert mixle("get", item_id, "--json").json()[0]["text"] == "from a pipe\n"
 
 
+def test_add_reads_a_pipe_without_a_dash(mixle_bin: str, tmp_path: Path) -> None:
+    shard = str(tmp_path / "shard")
+    piped = subprocess.run(
+        [mixle_bin, "--shard", shard, "add"], input=b"from a pipe\n", capture_output=True
+    )
+    assert piped.returncode == 0, piped.stderr  # as search and ask read one
+    item_id = piped.stdout.decode().strip()
+    shown = subprocess.run([mixle_bin, "--shard", shard, "get", item_id], capture_output=True)
+    assert b"from a pipe" in shown.stdout
+    with open(os.devnull, "rb") as nothing:  # (cron's standard input: no pipe, not read)
+        refused = subprocess.run(
+            [mixle_bin, "--shard", shard, "add"], stdin=nothing, capture_output=True
+        )
+    assert refused.returncode == 2 and b"give the text, - to read" in refused.stderr
+
+
 def test_add_refuses_standard_input_over_the_size_limit(mixle) -> None:
     mixle("init")
     shard = Path(mixle("status", "--json").json()["shard"])
