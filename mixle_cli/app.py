@@ -166,7 +166,7 @@ def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
         no_args_is_help=True,
         pretty_exceptions_enable=False,  # rich wraps lines before stderr masks secrets in them
         context_settings={"help_option_names": list(_HELP_OPTIONS)},
-        add_completion=False,
+        add_completion=True,
     )
     app.callback()(main_options)
     wanted = set(modules)
@@ -383,13 +383,20 @@ def _help_for_no_command(app: typer.Typer) -> int:
     return USAGE
 
 
+def _completing() -> bool:
+    """Whether the shell asks for completions (it runs the program with no argument and the
+    words typed in variables, reading its answer from stdout)."""
+    program = os.path.basename(sys.argv[0]).replace("-", "_").upper()
+    return f"_{program}_COMPLETE" in os.environ
+
+
 def _run(app: typer.Typer) -> int:
     """Run the app and return its exit code; the argument parser's errors are written as
     every other error is (``error:`` and a hint), with secrets in them masked."""
     if _shows_help(sys.argv[1:]):
         _help_meets_closed_pipes_as_output_does()
     try:
-        if not sys.argv[1:]:
+        if not sys.argv[1:] and not _completing():
             return _help_for_no_command(app)
         result = app(standalone_mode=False)
     except typer.Abort:

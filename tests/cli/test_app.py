@@ -660,3 +660,19 @@ def test_each_example_in_the_help_is_a_command_line_mixle_takes(
 def test_a_command_with_examples_shows_them_at_the_end_of_its_help(mixle, command: str) -> None:
     shown = mixle(command, "--help").stdout
     assert "Examples:" in shown and EXAMPLES[command][0][0] in shown
+
+
+def test_the_shell_completes_commands_and_their_options(
+    mixle_process: Callable[..., subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    # (what --show-completion prints for bash asks so, and reads the answer from stdout)
+    def completed(words: str) -> list[str]:
+        env = {**os.environ, "_MIXLE_COMPLETE": "complete_bash", "COMP_WORDS": words}
+        env["COMP_CWORD"] = str(len(words.split()) - 1)
+        done = mixle_process(env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert completed("mixle se") == ["search"]
+    assert completed("mixle search --so") == ["--source"]
+    assert "--kind" in completed("mixle --shard elsewhere ls --ki")
