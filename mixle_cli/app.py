@@ -11,7 +11,6 @@ import contextlib
 import importlib
 import inspect
 import logging
-import math
 import os
 import shlex
 import sys
@@ -95,13 +94,13 @@ def main_options(
         ),
     ] = None,
     wait: Annotated[
-        float | None,
+        str | None,
         typer.Option(
             "--wait",
-            min=0,
-            metavar="SECONDS",
+            metavar="DURATION",
             help="How long to wait for another process writing the shard before giving up "
-            "(exit 3). Default: $MIXLE_WAIT, else for as long as it takes.",
+            "(exit 3): seconds, or with a unit (90s, 5m, 1h). Default: $MIXLE_WAIT, else for "
+            "as long as it takes.",
         ),
     ] = None,
     version: Annotated[
@@ -114,8 +113,7 @@ def main_options(
         given = ctx.get_parameter_source("shard")
         named = "MIXLE_SHARD" if given is not None and given.name == "ENVIRONMENT" else "--shard"
         raise typer.BadParameter("the shard path is empty", param_hint=named)
-    if wait is not None and not wait < math.inf:  # (click's range lets inf and nan through)
-        raise typer.BadParameter("give a number of seconds", param_hint="--wait")
+    seconds = _wait_seconds(wait, "--wait") if wait is not None else None
     refuse_when_run(None)
     try:
         if shard is None and os.environ.get("MIXLE_SHARD") == "":  # (click reads it as unset)
@@ -123,15 +121,15 @@ def main_options(
                 "it is set but empty; unset it to use the default shard",
                 param_hint="MIXLE_SHARD",
             )
-        if wait is None:
-            wait = _wait_from_environment()
+        if seconds is None:
+            seconds = _wait_from_environment()
     except typer.BadParameter as exc:
         # refused when the command runs: its --help, asked for with the variable set so, is
         # still shown (the command's options are parsed after this)
         refuse_when_run(exc)
     from substrate import wait_for_locks_at_most
 
-    wait_for_locks_at_most(wait)
+    wait_for_locks_at_most(seconds)
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)
 
@@ -140,22 +138,25 @@ def _wait_from_environment() -> float | None:
     """$MIXLE_WAIT's seconds, or None when it is unset. Read here rather than by the option,
     so that an error names the variable, and an empty one (``MIXLE_WAIT=$T`` with ``T``
     unset in a cron line) is refused rather than taken for no limit."""
-    from substrate import safe_repr
-
     raw = os.environ.get("MIXLE_WAIT")
     if raw is None:
         return None
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if not 0 <= seconds < math.inf:
-        shown = f"{safe_repr(raw)} is no number of seconds" if raw.strip() else "it is empty"
+    if not raw.strip():
         raise typer.BadParameter(
-            f"{shown}; give a number of seconds, or unset it to wait for as long as it takes",
+            "it is empty; give a duration, or unset it to wait for as long as it takes",
             param_hint="MIXLE_WAIT",
         )
-    return seconds
+    return _wait_seconds(raw, "MIXLE_WAIT")
+
+
+def _wait_seconds(given: str, named: str) -> float:
+    """The seconds of a wait given as ``named`` (a bare number is seconds)."""
+    from substrate import InvalidInputError, parse_duration
+
+    try:
+        return parse_duration(given)
+    except InvalidInputError as exc:
+        raise typer.BadParameter(str(exc), param_hint=named) from exc
 
 
 def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
