@@ -197,6 +197,25 @@ class AppState:
                 FOUND,
             )
 
+    def new_scope(self, scope: str, named: bool) -> str:
+        """What to say when a write goes into a scope no item is in yet, named by --scope
+        (``named``) or by the team (a mistyped name makes a scope no other reader sees),
+        else ""."""
+        if not named and self.team is None:
+            return ""
+        from substrate import safe_repr, scope_in_use, shared_scopes
+
+        substrate = self.substrate()
+        if scope in shared_scopes(substrate.settings):
+            return ""  # a name mixle.toml gives
+        if not len(substrate) or scope_in_use(substrate, scope):
+            return ""  # (in a shard of no item yet, every scope is new)
+        if named:
+            return (
+                f"scope {safe_repr(scope)} held no item before: a new scope, or a mistyped --scope?"
+            )
+        return f"team {safe_repr(scope)} held no item before: a new team, or a mistyped team name?"
+
     def _readable(self) -> str:
         """The scopes the caller reads, as messages list them."""
         return ", ".join(sorted(self.scopes or ()))

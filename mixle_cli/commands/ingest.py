@@ -186,23 +186,6 @@ def _refuse_a_format_for_a_team(
     )
 
 
-def _new_scope(app_state: AppState, scope: str, named: bool) -> str:
-    """What to say when the items go into a scope no item is in yet, named by --scope or by
-    the team (a mistyped name makes a scope no other reader sees), else ""."""
-    if not named and app_state.team is None:
-        return ""
-    from substrate import safe_repr, scope_in_use, shared_scopes
-
-    substrate = app_state.substrate()
-    if scope in shared_scopes(substrate.settings):
-        return ""  # a name mixle.toml gives
-    if not len(substrate) or scope_in_use(substrate, scope):
-        return ""  # (in a shard of no item yet, every scope is new)
-    if named:
-        return f"scope {safe_repr(scope)} held no item before: a new scope, or a mistyped --scope?"
-    return f"team {safe_repr(scope)} held no item before: a new team, or a mistyped team name?"
-
-
 def _is_ingest_format(name: str) -> bool:
     return _unknown_format(name) is None
 
@@ -543,7 +526,7 @@ def ingest(
     target_scope = app_state.write_scope(scope, by)
     acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
     told = not (quiet or json)
-    new_scope = _new_scope(app_state, target_scope, named=scope is not None) if told else ""
+    new_scope = app_state.new_scope(target_scope, named=scope is not None) if told else ""
     from substrate import IngestReport, authorize_write, ingest_path
 
     report = IngestReport()

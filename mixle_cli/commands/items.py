@@ -239,7 +239,8 @@ def add(
     links = list(dict.fromkeys(link or []))  # each once
     from substrate import admit  # the secret rules load only for commands that write
 
-    _may_add(app_state, substrate, scope, by, links)  # refused: nothing is created
+    target_scope = _may_add(app_state, substrate, scope, by, links)  # refused: none made
+    new_scope = "" if json else app_state.new_scope(target_scope, named=scope is not None)
     # checked again and written as one step: a grant made, or a linked item removed, just
     # before the write must be seen by it
     with substrate.exclusive():
@@ -264,6 +265,8 @@ def add(
     output.emit_text(gated.item.id)
     if gated.redactions:
         output.note(f"redacted {gated.redactions} secret(s): {', '.join(gated.rules)}")
+    if new_scope:
+        output.note(f"note: {new_scope}")
 
 
 def _may_add(

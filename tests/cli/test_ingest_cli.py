@@ -293,6 +293,12 @@ def test_items_going_into_a_scope_new_to_the_shard_are_told_of(mixle, notes: Pat
     assert quiet.exit_code == 0 and "held no item" not in quiet.stderr
     shared = mixle("ingest", str(notes), "--scope", "public")  # named by mixle.toml
     assert shared.exit_code == 0 and "held no item" not in shared.stderr
+    added = mixle("--as", "Reserch", "add", "one note")  # add tells of it as ingest does
+    assert "team 'Reserch' held no item before: a new team, or a mistyped" in added.stderr
+    assert "held no item" not in mixle("--as", "Reserch", "add", "two").stderr
+    added = mixle("add", "one note", "--scope", "opps")
+    assert "scope 'opps' held no item before: a new scope, or a mistyped --scope?" in added.stderr
+    assert "held no item" not in mixle("add", "x", "--scope", "opps2", "--json").stderr
 
 
 def test_a_team_named_as_a_format_only_ingest_takes_is_no_slip_before_ingest_file(
