@@ -612,6 +612,11 @@ def ingest(
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     if new_scope and report.items_added:
         output.note(f"note: {new_scope}")
+    if told and app_state.team is None and (report.items_rewritten or report.items_removed):
+        from mixle_cli.compaction import reclaim_note
+
+        if note := reclaim_note(substrate):  # (another team's old versions are not a team's)
+            output.note(note)
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=saved_all)
 

@@ -604,17 +604,17 @@ def _index_line(index: dict[str, Any]) -> str:
     return f"{line} ({hint})" if hint else line
 
 
-# The least a compaction must reclaim for status to suggest one: a quarter of the log, a MiB
-_WORTH_COMPACTING = (0.25, 1 << 20)
-
-
 def _reclaimable(log: dict[str, Any]) -> str:
     """What status adds to the log's size when removed items and old versions fill much of it."""
-    dead = log.get("committed_bytes", 0) - log.get("live_bytes", log.get("committed_bytes", 0))
-    share, least = _WORTH_COMPACTING
-    if dead < least or dead < share * log["bytes"]:
-        return ""
-    return f" ({dead:,} of them removed items and old versions: `mixle compact` reclaims them)"
+    from mixle_cli.compaction import reclaimable
+
+    committed = log.get("committed_bytes", 0)
+    dead = reclaimable(committed, log.get("live_bytes", committed))
+    return (
+        f" ({dead:,} of them removed items and old versions: `mixle compact` reclaims them)"
+        if dead
+        else ""
+    )
 
 
 def compact(

@@ -1452,3 +1452,24 @@ def test_many_notices_of_one_kind_are_told_by_name_a_few_then_counted(
     assert "note: 4 more like it: item ID, published into public, stays there" in result.stderr
     told = mixle("ingest", str(moved), "--json").json()
     assert told["files_unchanged"] == 14  # (told once, when the files moved)
+
+
+def test_a_log_filled_with_old_versions_is_said_worth_compacting(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a file that grows by appends is written whole at each ingest: the log fills with copies
+    monkeypatch.setattr("mixle_cli.compaction.WORTH_COMPACTING", (0.25, 1_000))
+    rows = tmp_path / "runs.jsonl"
+    rows.write_text("".join(f'{{"input": "question {n}", "answer": "{n}"}}\n' for n in range(40)))
+    first = mixle("ingest", str(rows))
+    assert first.exit_code == 0 and "mixle compact" not in first.stderr
+    with rows.open("a") as fh:
+        fh.write('{"input": "one more question", "answer": "41"}\n')
+    again = mixle("ingest", str(rows))
+    assert "bytes are removed items and old versions: `mixle compact` reclaims them" in again.stderr
+    assert "mixle compact" not in mixle("ingest", str(rows), "--json").stderr
+    assert mixle("compact").exit_code == 0
+    assert mixle("--as", "ops", "ingest", str(rows)).exit_code == 0
+    rows.write_text(rows.read_text() + '{"input": "another", "answer": "42"}\n')
+    as_team = mixle("--as", "ops", "ingest", str(rows))  # (others' old versions: not a team's)
+    assert "rewritten" in as_team.stderr and "mixle compact" not in as_team.stderr
