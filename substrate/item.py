@@ -28,6 +28,15 @@ MODALITIES: tuple[str, ...] = (
 )
 
 
+def require_kind(kind: object) -> None:
+    """Refuse a kind filter naming no kind: it would match nothing, as a slip ("artefact")
+    would read as "no such items"."""
+    if kind not in MODALITIES:
+        raise InvalidInputError(
+            f"unknown kind {_safe_repr(kind)}; expected one of {', '.join(MODALITIES)}"
+        )
+
+
 def new_id() -> str:
     """A fresh 16-hex item id (the first half of a uuid4)."""
     return uuid.uuid4().hex[:16]

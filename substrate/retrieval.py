@@ -24,7 +24,7 @@ from substrate.errors import (
     require_text,
     scope_set,
 )
-from substrate.item import MODALITIES, SubstrateItem
+from substrate.item import SubstrateItem, require_kind
 from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
 from substrate.telemetry import Recorder, emit
@@ -390,11 +390,8 @@ def _check_kinds(kinds: Sequence[str] | None) -> list[str] | None:
         return None
     if isinstance(kinds, str):
         kinds = [kinds]
-    unknown = [kd for kd in kinds if kd not in MODALITIES]
-    if unknown:
-        raise InvalidInputError(
-            f"unknown kind {safe_repr(unknown[0])}; expected one of {', '.join(MODALITIES)}"
-        )
+    for kind in kinds:
+        require_kind(kind)
     return list(dict.fromkeys(kinds))
 
 

@@ -29,7 +29,7 @@ from substrate.errors import (
     SubstrateError,
     scope_set,
 )
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, require_kind
 from substrate.itemline import encode, put_problem
 from substrate.locking import shard_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
@@ -502,6 +502,8 @@ class Substrate:
         With ``keep=False`` items not already handed out are not retained, so iterating a large
         shard runs in bounded memory; mutate such an item only through ``put``.
         """
+        if kind is not None:
+            require_kind(kind)
         allowed = scope_set(scopes)
         if scope is not None:
             allowed = frozenset([scope]) if allowed is None else allowed & {scope}

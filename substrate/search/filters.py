@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError, scope_set
 from substrate.folding import composed, without_marks
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, require_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,8 @@ class SearchFilters:
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
         if self.kind is not None and not isinstance(self.kind, str):
             object.__setattr__(self, "kind", tuple(dict.fromkeys(str(k) for k in self.kind)))
+        for kind in (self.kind,) if isinstance(self.kind, str) else self.kind or ():
+            require_kind(kind)
         if self.source_prefix is not None:
             given = self.source_prefix
             prefixes = (given,) if isinstance(given, str) else tuple(str(p) for p in given)

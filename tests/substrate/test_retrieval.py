@@ -423,3 +423,20 @@ def test_a_result_built_by_hand_gives_one_score_to_each_item_or_is_refused() -> 
     for build in (Retrieval, ContextPacket):  # (a mismatch is refused where it is made)
         with pytest.raises(InvalidInputError, match="1 items and 2 scores"):
             build("q", items=[item], scores=[0.5, 0.25])
+
+
+def test_a_kind_filter_naming_no_kind_is_refused_everywhere_as_retrieve_refuses_it() -> None:
+    from substrate.context import assemble_context
+    from substrate.search.filters import SearchFilters
+
+    store = Substrate()
+    store.add("text", "billing runs nightly")
+    for call in (  # each read "artefact" as "no such items"
+        lambda: store.search("billing", kind="artefact"),
+        lambda: store.all(kind="artefact"),
+        lambda: assemble_context(store, "billing", kind="artefact"),
+        lambda: SearchFilters(kind=("text", "artefact")),
+    ):
+        with pytest.raises(InvalidInputError, match="unknown kind 'artefact'"):
+            call()
+    assert [i.text for i, _ in store.search("billing", kind="text")] == ["billing runs nightly"]
