@@ -372,7 +372,8 @@ def assemble_context_cmd(
             }
         )
     else:
-        output.emit_text(packet.render())
+        if rendered := packet.render():  # (none within a budget too small for its frame)
+            output.emit_text(rendered)
         output.note(_accounting(packet))
         passed_over_note(packet.passed_over_sources())
     if overflow:

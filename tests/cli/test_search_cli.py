@@ -855,3 +855,12 @@ def test_a_shard_path_that_is_a_broken_link_is_named_as_such(mixle: Run, tmp_pat
                 assert "audit" not in result.stderr and "mixle.toml" not in result.stderr
                 assert "File exists" not in result.stderr
     assert not (tmp_path / "gone").exists()
+
+
+def test_a_packet_budget_too_small_for_its_frame_prints_nothing_to_stdout(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    # a blank line read as the packet: `--format json` printed no JSON at all
+    result = mixle("assemble-context", "refund policy", "--format", "json", "--max-chars", "20")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "does not fit in 20 characters" in result.stderr
