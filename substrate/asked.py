@@ -177,11 +177,13 @@ _POLAR = re.compile(rf"\s*(?:{AUXILIARIES})\b", re.IGNORECASE)
 
 
 def _opposites(question: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
-    """``Asked.opposed`` of ``question``: its words (letters only) that have an opposite by a
-    prefix, as terms, each with its opposites' terms."""
+    """``Asked.opposed`` of ``question``: its English words (letters only) that have an
+    opposite by a prefix, as terms, each with its opposites' terms. (A run of Chinese or
+    Japanese is cut into pairs of characters: "un" before it gave the same pairs, and every
+    sentence saying the question's words read as saying their opposite.)"""
     pairs = []
     for word in dict.fromkeys(_WORD.findall(question.lower())):
-        opposites = prefixed_opposites(word) if word.isalpha() else frozenset()
+        opposites = prefixed_opposites(word) if word.isascii() and word.isalpha() else frozenset()
         said = terms(word) if opposites else frozenset()
         if said:
             pairs.append((said, terms(" ".join(opposites))))

@@ -3141,3 +3141,12 @@ def test_a_question_naming_an_identifier_is_answered_where_the_quote_names_it() 
     question = "Which service did INC-101 affect?"
     packet = pack_context(question, _incidents(), [0.9, 0.8, 0.7])
     assert "INC-101 affected billing-api" in ExtractiveAnswerer().answer_packet(question, packet)
+
+
+def test_a_japanese_question_is_answered_from_the_sentence_saying_it() -> None:
+    # a run of Japanese, cut into pairs of characters, read as its own opposite ("un" + run)
+    store = Substrate()
+    store.add("text", "東京の倉庫は毎日九時に開きます。")
+    store.add("text", "The Osaka office closes at six.")
+    result = answer_from_substrate(store, "倉庫は何時に開きますか？", ExtractiveAnswerer())
+    assert not result.abstained and result.answer == "東京の倉庫は毎日九時に開きます。 [1]"
