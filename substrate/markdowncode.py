@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
-# A fenced code block (a line of inline code, ```x```, opens no fence)
+# A fenced code block (a line of inline code, ```x```, opens no fence). The fence is its
+# whole run, never given back: a run of backticks with no line break after it was tried at
+# every shorter length, each reading the rest of the line (quadratic in the run)
 FENCED = (
-    r"^[ \t]{0,3}(?P<fence>`{3,}(?![^\n]*`)|~{3,})[^\n]*\n"
+    r"^[ \t]{0,3}(?P<fence>`{3,}+(?![^\n]*`)|~{3,}+)[^\n]*\n"
     r".*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
 )
 COMMENT = r"<!--.*?(?:-->|\Z)"  # an HTML comment

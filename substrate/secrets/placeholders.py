@@ -242,7 +242,11 @@ def is_name_like(value: str) -> bool:
     if value.isupper():
         inside = r"[A-Z]\d+[A-Z]"
     else:
-        inside = r"[A-Za-z]\d+(?:[a-z]|[A-Z](?![a-z]))|(?:[A-Z][a-z]{4,}|[a-z]{5,})\d+[A-Z]"
+        # (the letters before a number tried from a run's start only, and never given back:
+        # from every letter of a long run, the search read the rest of it each time)
+        inside = (
+            r"[A-Za-z]\d+(?:[a-z]|[A-Z](?![a-z]))|(?:[A-Z][a-z]{4,}+|(?<![a-z])[a-z]{5,}+)\d+[A-Z]"
+        )
     if re.search(inside, value):
         return False
     parts = [p for p in _SEGMENTS.findall(value) if p[0].isalnum()]
@@ -463,7 +467,8 @@ def _chosen(value: str, strength: str) -> bool:
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 # A word of three letters or more with a number glued on ("hunter2", "Kestrel99"); one alone
 # is a name's as often ("Base64-Encoded", "OAuth2-Token", "UserPassword2")
-_A_WORD_S_NUMBER = re.compile(r"[A-Za-z]{3,}\d+(?![A-Za-z])")
+# (tried from a word's start only, its letters never given back: see ``is_name_like``)
+_A_WORD_S_NUMBER = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,}+\d+(?![A-Za-z])")
 # Capitalised words, then a number, joined as a password policy has them made ("Summer-2024",
 # "Chelsea-Blue-7", "Zebra_Quartz_1987"); a name a setting or code gives is in small letters
 # ("db-01", "release-2024") or in capitals ("DB_PASSWORD_2")

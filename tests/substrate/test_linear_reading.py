@@ -161,7 +161,9 @@ from substrate.ingest.formats.frontmatter import parse_block
 from substrate.linktext import as_shown
 from substrate.quantities import amounts, rates
 from substrate.questions import asked_terms
+from substrate.ingest.formats.notelinks import without_fenced_code
 from substrate.search.tokenize import Analyzer
+from substrate.secrets.placeholders import _chosen, is_name_like
 
 n = 64000
 strip_citations("Refunds take 5" + " " * n + "days.")
@@ -174,6 +176,8 @@ parse_block(["title" + " " * n + "x"])
 quotes_apart("took 5 minutes… Then " * (n // 21))
 as_shown("{{< " * n), as_shown("{% " * n)  # (shortcodes never closed; 256,000 characters)
 sentences("a\\nb\\n" + "." * (4 * n) + "x")  # (three lines read as records, a run of marks)
+is_name_like("a" * n), _chosen("Abcdef" * (n // 6), "password")  # (a value under a key)
+without_fenced_code("`" * (4 * n)), without_fenced_code("~" * (4 * n))  # (no line break)
 """
 
 
