@@ -23,16 +23,20 @@ _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
 # character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would run
 # on into the next one and take its opening quote, and that value would go unread.
 _ESCAPED_DQ = r"""\\"(?=[^\s,;)\]}])"""
+# (a run of plain characters is taken whole: giving one back never lets a quote close the
+# value, and each taken alone kept a state of the matcher's, hundreds of bytes a character)
 _QUOTED = (
-    r"""(?:"(?P<sq>(?:[^"\\\n]|\\[^"\n]|"""
+    r"""(?:"(?P<sq>(?:[^"\\\n]++|\\[^"\n]|"""
     + _ESCAPED_DQ
-    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
+    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\n]++|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
 )
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
+# (taken whole, never given back: it ends every pattern it is in, and each character taken
+# alone kept a state of the matcher's)
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
 # password may hold one, and cutting there would show the rest of it.
 # (a comma or a full stop of Chinese or Japanese ends it too: "...，请勿外传" is a note)
-_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\，。；、]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
+_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\，。；、]++|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))++)"""
 # (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``)
 _OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
@@ -50,7 +54,7 @@ _CODE_VALUE = (
 # A literal that a closing bracket (perhaps after a comma), the line's end or another literal
 # follows: a value so bracketed is read as the literal alone
 _BRACKETED = (
-    r"""(?:[rRbBuUfF]{1,2})?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
+    r"""(?:[rRbBuUfF]{1,2})?(?:"(?:[^"\\\n]++|\\.)*"|'(?:[^'\\\n]++|\\.)*'|`[^`\n]*`)"""
     r"""[ \t]*(?:,?[ \t]*\)|\r?\n|$|[rRbBuUfF]{0,2}["'])"""
 )
 # After a quoted name and a comma (env("SECRET_KEY", default="...")), a keyword argument: the
@@ -94,7 +98,7 @@ _WRAPPED = (
 _LINE_VALUE = (
     r"(?m:^)(?=[^\n=:]*[=:])[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?"
     + _KEY
-    + r"[ \t]*(?:=|:(?!:))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]|(?<![ \t])#)*)"
+    + r"[ \t]*(?:=|:(?!:))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]++|(?<![ \t])#)*)"
 )
 # A setting written "NAME VALUE" on a line of its own: a Dockerfile's ENV DB_PASSWORD ...,
 # redis.conf's requirepass ... and masterauth ..., a .properties file's "db.password ...". The

@@ -9,6 +9,9 @@ import random
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from substrate import answer_types, quantities, questions
 from substrate.abbreviations import ends_in_abbreviation
@@ -184,3 +187,23 @@ without_fenced_code("`" * (4 * n)), without_fenced_code("~" * (4 * n))  # (no li
 def test_long_texts_are_read_in_proportion_to_their_length() -> None:
     # a hang guard, not a speed test: these take well under a second in all
     subprocess.run([sys.executable, "-c", _LONG_TEXTS], check=True, timeout=60)
+
+
+_LONG_VALUES = """
+import base64, os, resource
+from substrate.secrets.engine import find_secrets
+
+find_secrets('password = "warm up the rules"')
+size = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+resource.setrlimit(resource.RLIMIT_AS, (size + (160 << 20), resource.RLIM_INFINITY))
+find_secrets('{"key": "' + base64.b64encode(os.urandom(1_500_000)).decode() + '"}')
+find_secrets("?key=1&" * 300_000)
+find_secrets("key=" * 500_000)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc")
+def test_a_long_value_under_a_key_is_read_in_little_memory() -> None:
+    # each of its characters kept a state of the matcher's: 2 MB took 640 MB (a MemoryError
+    # within this limit), 4 MB 1.2 GB
+    subprocess.run([sys.executable, "-c", _LONG_VALUES], check=True, timeout=60)
