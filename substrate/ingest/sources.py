@@ -606,18 +606,18 @@ class SourceCache:
 
     def absorb(self, items: Iterable[SubstrateItem]) -> None:
         """Add items to the states of their sources (a rebuild, or a fold of new lines)."""
+        self._owners()  # (whose item each id is: what tells one known already, at once)
         for item in items:
             key = source_key(item)
             if key is not None:
                 self._attach(key, item.id, _state_of(item.provenance))
 
     def _attach(self, key: str, item_id: str, seen: SourceState) -> None:
-        owners = self._owner
-        if owners is not None:
-            previous = owners.get(item_id)
-            if previous is not None and previous != key:
-                self._detach(item_id)
-            owners[item_id] = key
+        owners = self._owners()
+        previous = owners.get(item_id)
+        if previous is not None and previous != key:
+            self._detach(item_id)
+        owners[item_id] = key
         state = self._state(key)
         if state is None:
             seen.ids = [item_id]
@@ -629,7 +629,7 @@ class SourceCache:
             # items from two versions of the file: force the next ingest to re-parse it, which
             # replaces all of them
             state.content_hash = ""
-        if item_id not in state.ids:
+        if previous != key:  # (a look-up in the list, per item, took time quadratic in it)
             state.ids.append(item_id)
 
     def _detach(self, item_id: str) -> None:

@@ -97,6 +97,16 @@ from substrate.factuality import content_overlap
 # a sentence passing over 20,000 things: each read with the rest of the sentence, it cost the
 # square of its length
 assert not content_overlap("replacing a " * 20000, "We use a for events.")
+
+from substrate.ingest.sources import SourceCache
+
+# the ingest's cache of a file of 150,000 sections, rebuilt (its index/ deleted): each item
+# was looked for in the list of the file's items before it
+s = Substrate()
+where = {"path": "/n/big.md", "source": "big.md", "ingest_options": "o", "content_hash": "h"}
+for i in range(150_000):
+    s.put(SubstrateItem(kind="text", text=f"section {i}", provenance=dict(where, index=i)))
+assert len(SourceCache.open(s, "local").get("/n/big.md").ids) == 150_000
 """
 
 
