@@ -82,11 +82,12 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
 
         where = f" {shown_path(os.fsdecode(exc.filename))}" if exc.filename else ""
         return OPERATIONAL, f"I/O error{where}: {exc.strerror or exc}", None
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or _a_library_not_mapped(exc):
         return (
             OPERATIONAL,
-            "out of memory: the input is too large to handle at once",
-            "split it, or give the process more memory; nothing acknowledged was lost",
+            "out of memory: the work is too large for the memory this process may use",
+            "give it more memory (a ulimit -v, a container's limit), or split the input; "
+            "nothing acknowledged was lost",
         )
     # Unexpected: say what kind of failure without echoing data that might be sensitive.
     return OPERATIONAL, f"internal error ({type(exc).__name__})", "set MIXLE_DEBUG=1 for details"
@@ -95,6 +96,15 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
 # What a failed read or write says of its cause (``audit`` helps with neither).
 _DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
 _FULL = ("No space left on device", "Disk quota exceeded")
+
+
+def _a_library_not_mapped(exc: BaseException) -> bool:
+    """Whether ``exc`` is a compiled library that could not be loaded for want of memory (the
+    search index's first build imports scipy's, under a limit on the process's memory)."""
+    said = str(exc)
+    return isinstance(exc, ImportError) and (
+        "failed to map segment" in said or "Cannot allocate memory" in said
+    )
 
 
 def _shard_hint(exc: ShardError) -> str | None:

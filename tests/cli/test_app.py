@@ -514,6 +514,10 @@ def test_running_out_of_memory_says_so() -> None:
 
     code, message, hint = classify(MemoryError())
     assert code == OPERATIONAL and "out of memory" in message and hint
+    # scipy's library loaded by the first search's index build, under `ulimit -v`
+    unmapped = ImportError("libopenblas.so: failed to map segment from shared object")
+    assert classify(unmapped)[:2] == (OPERATIONAL, message)
+    assert "internal error" in classify(ImportError("No module named 'x'"))[1]
 
 
 def test_an_os_error_names_its_file_without_python_s_escapes() -> None:
