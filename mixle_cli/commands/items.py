@@ -94,7 +94,8 @@ def init(
         Path | None,
         typer.Argument(
             help="Folder to create the shard in (as PATH/.mixle). Default: the --shard "
-            "directory or $MIXLE_SHARD, else here."
+            "directory or $MIXLE_SHARD, else here.",
+            readable=False,  # (a folder it may not read is an error of the system's: exit 3)
         ),
     ] = None,
     json: JsonOpt = False,

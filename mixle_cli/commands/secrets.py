@@ -544,7 +544,11 @@ def scan_secrets(
     ] = None,
     baseline: Annotated[
         Path | None,
-        typer.Option("--baseline", help="JSON file of accepted findings; only new ones count."),
+        typer.Option(
+            "--baseline",
+            help="JSON file of accepted findings; only new ones count.",
+            readable=False,  # (read by the command: an unreadable one is exit 3, as any file)
+        ),
     ] = None,
     update_baseline: Annotated[
         bool,
@@ -552,7 +556,11 @@ def scan_secrets(
     ] = False,
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="TOML file whose \\[secrets] table replaces mixle.toml's."),
+        typer.Option(
+            "--config",
+            help="TOML file whose \\[secrets] table replaces mixle.toml's.",
+            readable=False,
+        ),
     ] = None,
     stdin_name: Annotated[
         str | None,

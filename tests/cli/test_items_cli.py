@@ -1412,3 +1412,18 @@ def test_a_line_break_in_a_source_name_shows_alike_in_ls_and_search(mixle, tmp_p
     listed, found = mixle("ls").stdout, mixle("search", "walrus").stdout
     assert "new\ufffdline.md" in listed and "new\ufffdline.md" in found
     assert "new line.md" not in listed
+
+
+def test_init_in_a_folder_it_may_not_read_is_an_error_of_the_system_not_of_usage(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the parser refused it first with its own words, exit 2; the folder is left to the OS
+    # (root reads every folder: the parser's check of readability is what is taken away)
+    target = tmp_path / "notes"
+    target.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        "os.access", lambda p, mode, **kw: False if str(p) == str(target) else real_access(p, mode)
+    )
+    result = mixle("init", str(target))
+    assert result.exit_code != 2 and "is not readable" not in result.stderr
