@@ -98,6 +98,12 @@ _DENIED = ("Permission denied", "Read-only file system", "Operation not permitte
 _FULL = ("No space left on device", "Disk quota exceeded")
 
 
+def denied(message: str) -> bool:
+    """Whether an error's ``message`` tells of a permission refused or a read-only file
+    system: what running the command again would meet again."""
+    return any(cause in message for cause in _DENIED)
+
+
 def _a_library_not_mapped(exc: BaseException) -> bool:
     """Whether ``exc`` is a compiled library that could not be loaded for want of memory (the
     search index's first build imports scipy's, under a limit on the process's memory)."""
@@ -115,7 +121,7 @@ def _shard_hint(exc: ShardError) -> str | None:
     message = str(exc)
     if message.endswith("it is not writable"):  # made read-only, perhaps on purpose
         return "nothing was changed; make the file writable to change it"
-    if any(cause in message for cause in _DENIED):
+    if denied(message):
         if message.startswith("cannot read"):
             return "check that you may read the shard's files (or use another with --shard)"
         if message.startswith("cannot use"):  # (the library knows not which of the two)

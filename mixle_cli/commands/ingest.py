@@ -30,6 +30,7 @@ from mixle_cli.errors import (
     USAGE,
     Terminated,
     classify,
+    denied,
     fail,
     second_sigterm,
     sigterm_handled,
@@ -602,6 +603,9 @@ def ingest(
                 # (a SIGTERM while waiting for the lock stops it as Ctrl-C does)
                 saved = f"{'terminated' if terminated.is_set() else 'interrupted'}; {saved}"
             fail(message, code, saved)  # (not "run it again": that would be refused too)
+        if denied(message):  # running it again would be refused again: what was kept, said
+            saved = "earlier batches are kept" if app_state.saved else "nothing was saved"
+            fail(message, code, f"{hint}; {saved}" if hint else saved)
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     # said once the others are ingested: a folder moved into one of them took its items along

@@ -546,6 +546,29 @@ def test_an_interrupt_after_every_input_was_saved_says_so(
     assert again["files_added"] == 0 and again["files_unchanged"] == 4
 
 
+@pytest.mark.parametrize("saves_before", [0, 1])
+def test_a_shard_it_may_not_write_is_not_said_to_be_finished_by_running_again(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, saves_before: int
+) -> None:
+    from substrate.errors import ShardError
+
+    real = Substrate.save_encoded
+    saves = {"n": 0}
+
+    def refused(self: Substrate, *args: Any, **kw: Any) -> None:
+        saves["n"] += 1
+        if saves["n"] > saves_before:
+            raise ShardError("cannot open lock file /s/.lock: Permission denied")
+        real(self, *args, **kw)
+
+    monkeypatch.setattr(session, "BATCH_FILES", 2)
+    monkeypatch.setattr(Substrate, "save_encoded", refused)
+    result = mixle("ingest", str(notes))
+    assert result.exit_code == 3 and "run the command again" not in result.stderr
+    kept = "earlier batches are kept" if saves_before else "nothing was saved"
+    assert result.stderr.rstrip().endswith(f"(or use another with --shard); {kept}")
+
+
 def test_a_full_disk_mid_run_prints_the_report_of_what_was_stored(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
