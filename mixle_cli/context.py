@@ -115,9 +115,19 @@ class AppState:
         reads as an empty result). ``held``: whether the scope holds an item, when the
         caller knows (else the log is read until one is found)."""
         empty = self.empty_scope(scope, held) or (
-            "" if scope is not None else self.team_reads_nothing(held)
+            "" if scope is not None else self.team_reads_nothing(held) or self._holds_nothing()
         )
         return f"no matching items: {empty}" if empty else "no matching items"
+
+    def _holds_nothing(self) -> str:
+        """When the shard, read by no team, holds no item at all: which shard that is (the
+        one found above the working folder, perhaps, not the one meant), else ""."""
+        if self.team is not None or len(self.substrate()):
+            return ""
+        return (
+            f"the shard {_shown(self.shard_path)} holds no item (add some with `mixle "
+            "ingest PATH` or `mixle add`, or name another with --shard)"
+        )
 
     def nothing_found(self, scope: str | None) -> str:
         """``nothing_in`` for a search that found nothing: whether the scope, or the team,

@@ -1427,3 +1427,17 @@ def test_init_in_a_folder_it_may_not_read_is_an_error_of_the_system_not_of_usage
     )
     result = mixle("init", str(target))
     assert result.exit_code != 2 and "is not readable" not in result.stderr
+
+
+def test_a_listing_of_a_shard_holding_no_item_says_which_shard_that_is(
+    mixle, isolated_shard_env: Path
+) -> None:
+    # (the shard found above the working folder may not be the one meant)
+    mixle("init")
+    for command in (("ls",), ("search", "anything"), ("retrieve", "anything")):
+        result = mixle(*command)
+        assert result.exit_code == 0, command
+        assert f"the shard {isolated_shard_env} holds no item (add some" in result.stderr
+    mixle("add", "one note")
+    assert mixle("search", "zebra").stderr.strip() == "no matching items"
+    assert "holds no item (add" not in mixle("--as", "ops", "ls").stderr  # (its own words)
