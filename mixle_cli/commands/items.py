@@ -235,6 +235,8 @@ def add(
     if not body.strip() and not fields:
         if text == "-":
             usage("nothing to add: standard input held no text")
+        if text is not None:  # (given, but empty or white space: a variable left unset?)
+            usage("nothing to add: the text given is empty; give the text, or --payload")
         usage("nothing to add: give the text, - to read standard input, or --payload")
     substrate = app_state.substrate()
     links = list(dict.fromkeys(link or []))  # each once

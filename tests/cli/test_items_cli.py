@@ -1066,6 +1066,8 @@ def test_add_refuses_an_empty_item(mixle) -> None:
         assert "no shard" not in refused.stderr  # not "the first write creates it": none will
         # (standard input was read: "give ... - to read standard input" told to use it)
         assert ("standard input held no text" in refused.stderr) is (args == ("add", "-"))
+        # (a text given, but blank: not told to give the text)
+        assert ("the text given is empty" in refused.stderr) is (args == ("add", " "))
     assert mixle("ls").exit_code == 3  # not even a shard was created
     assert mixle("add", "", "--payload", '{"n": 1}').exit_code == 0  # a record needs no text
 
