@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.durations import format_duration
 from substrate.errors import require_number
 from substrate.item import SubstrateItem
-from substrate.limits import DEFAULT_MAX_FILE_SIZE
+from substrate.limits import DEFAULT_MAX_FILE_SIZE, PER_LINE_FORMATS
 from substrate.lineage import UNRESOLVED
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.hits import MASK_LEAD
@@ -99,6 +99,22 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()[:32]
+
+
+def _ends_a_line_hashing(path: str, size: int) -> str | None:
+    """The content hash of the first ``size`` bytes of the file ``path``, when they end a line;
+    else None (or when it cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        with open(_os_name(path), "rb") as fh:
+            left = size
+            while left and (chunk := fh.read(min(_CHUNK, left))):
+                digest.update(chunk)
+                left -= len(chunk)
+                last = chunk[-1:]
+    except OSError:
+        return None
+    return digest.hexdigest()[:32] if not left and last == b"\n" else None
 
 
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
@@ -164,6 +180,8 @@ class _FileState:
     # (text, section) of each part the file reads as now: parsed when a published copy is
     # looked for in it
     parts: set[tuple[str, str | None]] | None = None
+    # the hash of its first bytes, by how many, where they end a line (``_ends_a_line_hashing``)
+    prefixes: dict[int, str | None] | None = None
 
 
 class FileChecker:
@@ -221,9 +239,28 @@ class FileChecker:
             state.hashed = True
         if state.digest is None:
             return f"changed: '{shown}' cannot be read to compare it with ingest"
-        if state.digest != recorded[:32] and not self._still_says(item, hashed, state):
+        if state.digest == recorded[:32] or self._only_grown(prov, hashed, state, recorded):
+            return None
+        if not self._still_says(item, hashed, state):
             return f"changed: content hash of '{shown}' no longer matches ingest"
         return None
+
+    @staticmethod
+    def _only_grown(prov: dict[str, Any], path: str, state: _FileState, recorded: str) -> bool:
+        """Whether the file of an item of a format of a document per line (JSON Lines,
+        traces) has only grown by whole lines since the item was read: its first bytes, as
+        many as it had then, hash as they did, and end a line. Such an item says what it did
+        (``ingest`` leaves it as it is when it reads the lines added)."""
+        size = prov.get("size")
+        if prov.get("format") not in PER_LINE_FORMATS or type(size) is not int:
+            return False
+        if not 0 < size < state.size:
+            return False
+        if state.prefixes is None:
+            state.prefixes = {}
+        if size not in state.prefixes:
+            state.prefixes[size] = _ends_a_line_hashing(path, size)
+        return state.prefixes[size] == recorded[:32]
 
     def modified(self, item: SubstrateItem, ref: str) -> float:
         """When the file ``ref`` names was last modified, as found by ``signal`` (infinity:

@@ -40,3 +40,7 @@ CHARS_PER_TOKEN = 4
 # and the write-time gate refuses values nested past its own limit).
 FRONT_MATTER_LINES = 1000
 FRONT_MATTER_DEPTH = 8
+
+# Formats of a document per line: a line that is no UTF-8 is rejected alone, and lines added
+# at the end change no item of the lines before them (``ingest`` and freshness rely on it)
+PER_LINE_FORMATS = frozenset({"jsonl", "traces"})

@@ -37,7 +37,6 @@ from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.ignore import compile_rule, enclosing_rules
-from substrate.ingest.prepare import LINES_APART
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment, mark_secrets_across
 from substrate.ingest.session import too_large
@@ -45,7 +44,7 @@ from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
-from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS
+from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS, PER_LINE_FORMATS
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
 from substrate.widetext import is_binary
@@ -428,7 +427,7 @@ def ingest_file(
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)
-    text = _decode(data, name, report, lines_apart=normalize_format(fmt) in LINES_APART)
+    text = _decode(data, name, report, lines_apart=normalize_format(fmt) in PER_LINE_FORMATS)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
     try:
         parsed = _parse_for_file(fmt, text, ctx)

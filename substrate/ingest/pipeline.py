@@ -531,7 +531,8 @@ def _prepared_stream(
     run: IngestSession, source: str, fmt: str, data: bytes
 ) -> tuple[Ticket, Prepared]:
     key = f"{STREAM_PREFIX}{source}"
-    ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
+    known_size, known = run.known_version(key)
+    ticket = Ticket(key, source, None, fmt, known_hash=known, data=data, known_size=known_size)
     [(_, result)] = run.prepare_here([ticket])
     return ticket, result
 

@@ -24,7 +24,7 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
-from substrate.limits import DEFAULT_CHUNK_CHARS
+from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS
 from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
@@ -102,6 +102,8 @@ class Ticket(NamedTuple):
         within: the folder (or file) ingested: the file read must still lie in it, however
             its path was changed since the walk (a link put in its place, or in a folder's).
         stamp: the walk's ``file_stamp`` of it (0 for a stream), kept with its state.
+        known_size: the size it had when it was ``known_hash`` (0: none told), for a format of
+            a document per line: one that only grew since keeps the items of its lines.
 
     A named tuple: one is made for every file to read, and most are sent to a worker.
     """
@@ -116,6 +118,7 @@ class Ticket(NamedTuple):
     data: bytes | None = None
     within: str | None = None
     stamp: int = 0
+    known_size: int = 0
 
 
 @dataclass(slots=True)
@@ -140,6 +143,9 @@ class Prepared:
     named: str = ""
     # the words of the rejected lines: which earlier items they may hold (``earlier``)
     rejected_words: frozenset[str] = frozenset()
+    # the size it had when last ingested, when it has only grown since by whole lines (a log,
+    # a trace file appended to): its items of those lines are stored already, unchanged
+    grown_from: int = 0
 
     def item_ids(self) -> list[str]:
         """The ids of the items, whichever way they are held."""
@@ -167,6 +173,7 @@ class Prepared:
                 self.encoded,
                 self.named,
                 self.rejected_words,
+                self.grown_from,
             ),
         )
 
@@ -244,18 +251,28 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     digest = content_digest(data)
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
-    return _Read(Prepared(PARSED, len(data), digest, prepared_at=time.time()), data)
+    done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
+    done.grown_from = _grown_from(ticket, data)
+    return _Read(done, data)
 
 
-# Formats of a document per line: a line that is no UTF-8 is rejected alone
-LINES_APART = frozenset({"jsonl", "traces"})
+def _grown_from(ticket: Ticket, data: bytes) -> int:
+    """The size ``ticket``'s file had when last ingested, when it has only grown since by whole
+    lines of a format of a document per line (its old bytes, ending at a line's end, hash as
+    they did); else 0."""
+    size = ticket.known_size
+    if ticket.fmt not in PER_LINE_FORMATS or not ticket.known_hash or not 0 < size < len(data):
+        return 0
+    if data[size - 1] != 0x0A or content_digest(data[:size]) != ticket.known_hash:
+        return 0
+    return size
 
 
 def _parse(ticket: Ticket, read: _Read, options: IngestOptions) -> Prepared | _Parsed:
     """Decode and parse a file read: it fails when its format rejects it whole."""
     done = read.done
     try:
-        text = decode_text(read.data, lines_apart=ticket.fmt in LINES_APART)
+        text = decode_text(read.data, lines_apart=ticket.fmt in PER_LINE_FORMATS)
         context = ParseContext(
             options.chunk_chars,
             ticket.path,

@@ -138,6 +138,16 @@ def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
     return kept(new) == kept(old)
 
 
+def _only_grown(done: Prepared, kept: set[str], previous: dict[str, SubstrateItem]) -> bool:
+    """Whether the items ``kept`` of a file read again are stored as they are: the file only
+    grew by whole lines since (``prepare.Prepared.grown_from``), holds no secret (none masked,
+    none of its items to mask again), and each of them is stored under its id (those
+    published elsewhere since are no longer ``kept``)."""
+    if not done.grown_from or not done.digest:
+        return False
+    return all(item_id in previous for item_id in kept)
+
+
 _UNMASKED_BEFORE = (
     "its items stored before held secrets unmasked (ingested with --no-redact, or before a "
     "rule found them): those lines stay in items.jsonl, and their words in the search index, "
@@ -727,7 +737,7 @@ class IngestSession:
                     # --as text, keeps them, as a file skipped does)
                     self.unclaimed.add(key)
             return None
-        digest = self.known_hash(key)
+        known_size, digest = self.known_version(key)
         size, mtime_ns = entry.size, entry.mtime_ns
         return Ticket(
             key,
@@ -739,6 +749,7 @@ class IngestSession:
             digest,
             within=self.within,
             stamp=entry.stamp,
+            known_size=known_size,
         )
 
     def unknown_format(self, source: str, key: str) -> None:
@@ -754,12 +765,12 @@ class IngestSession:
         else:
             self.fail(source, key, "unsupported format (choose one with --as)")
 
-    def known_hash(self, key: str) -> str:
-        """The content hash stored for ``key`` under the same options ("" when none, and
-        with ``rehash``: every file is parsed and gated again, its items compared with those
-        stored, so that what the gate now does, such as withholding the hash of a file that
-        holds a secret, reaches items stored before)."""
-        return "" if self.rehash else self.cache.known_hash(key, self.cache_key)
+    def known_version(self, key: str) -> tuple[int, str]:
+        """The size and content hash stored for ``key`` under the same options ((0, "") when
+        none, and with ``rehash``: every file is parsed and gated again, its items compared
+        with those stored, so that what the gate now does, such as withholding the hash of a
+        file that holds a secret, reaches items stored before)."""
+        return (0, "") if self.rehash else self.cache.known_version(key, self.cache_key)
 
     def prepare_here(
         self, tickets: Iterable[Ticket]
@@ -925,6 +936,7 @@ class IngestSession:
             ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         removes: list[str] = []
         rewritten = 0  # items already stored under the same id (same content, new provenance)
+        left = 0  # items of lines a file that only grew holds as before: stored, left as they are
         owned = ids  # what the source gives, published items included: the cache keeps them
         taken: set[str] = set()  # what it gives that a merge made another source's
         # a file known before (even with no item left: all merged away) may give ids stored
@@ -967,7 +979,14 @@ class IngestSession:
             own = {i: item for i, item in previous.items() if i not in moved and i not in taken}
             if done.tally is not None and done.tally.redactions and _held_unmasked(own):
                 notices.append(_UNMASKED_BEFORE)
-            if kept:
+            if kept and _only_grown(done, kept, previous):
+                # its old lines' items hold what they held: written again, each would only
+                # record the file's new size, and a log appended to would add a copy of itself
+                # to the shard's log at each ingest
+                items = [item for item in items if item.id not in kept]
+                encoded = [line for line in encoded if line[0] not in kept]
+                left = len(kept)
+            elif kept:
                 notices += carry_over(items, previous)
                 encoded = [carried_line(pair, previous, notices) for pair in encoded]
                 rewritten = len(kept.intersection(previous))
@@ -1000,11 +1019,11 @@ class IngestSession:
             result = status.SKIPPED
         said = "" if ids or taken else status.NO_CONTENT
         outcome = self.outcome(ticket.source, ticket.path, result, said)
-        outcome.items_added = len(ids) - rewritten
+        outcome.items_added = len(ids) - rewritten - left
         outcome.items_rewritten = rewritten
         outcome.items_removed = len(removes)
         outcome.errors = len(done.issues)
-        report.items_added += len(ids) - rewritten
+        report.items_added += len(ids) - rewritten - left
         report.items_rewritten += rewritten
         report.items_removed += len(removes)
         change.told = outcome

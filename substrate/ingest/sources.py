@@ -522,16 +522,21 @@ class SourceCache:
     def known_hash(self, origin: str, options: str) -> str:
         """The content hash stored for ``origin`` under ``options`` ("" when none); it does not
         read the item ids, so a touched file costs no more than its own hash."""
+        return self.known_version(origin, options)[1]
+
+    def known_version(self, origin: str, options: str) -> tuple[int, str]:
+        """The size and content hash stored for ``origin`` under ``options`` ((0, "") when
+        none), read as ``known_hash`` reads the hash."""
         state = self.states.get(self._key(origin))
         if state is None:
-            return ""
+            return 0, ""
         if isinstance(state, SourceState):
-            return state.content_hash if state.options == options else ""
+            return (state.size, state.content_hash) if state.options == options else (0, "")
         try:
             same = state[2] == self._option_index.get(options)
-            return str(state[3]) if same else ""
-        except (IndexError, TypeError):
-            return ""
+            return (int(state[0]), str(state[3])) if same else (0, "")
+        except (IndexError, TypeError, ValueError):
+            return 0, ""
 
     def files_by_hash(self) -> dict[str, list[str]]:
         """The files of this scope by the content hash they were last read with, each list

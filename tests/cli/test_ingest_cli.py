@@ -1480,19 +1480,23 @@ def test_many_notices_of_one_kind_are_told_by_name_a_few_then_counted(
 def test_a_log_filled_with_old_versions_is_said_worth_compacting(
     mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a file that grows by appends is written whole at each ingest: the log fills with copies
+    # a file edited is written whole at each ingest: the log fills with copies of its items
     monkeypatch.setattr("mixle_cli.compaction.WORTH_COMPACTING", (0.25, 1_000))
-    rows = tmp_path / "runs.jsonl"
-    rows.write_text("".join(f'{{"input": "question {n}", "answer": "{n}"}}\n' for n in range(40)))
-    first = mixle("ingest", str(rows))
+    notes = tmp_path / "notes.md"
+
+    def edited(version: int) -> None:
+        sections = (f"## Part {n}\n\nPart {n} of the guide says step {n}.\n" for n in range(40))
+        notes.write_text(f"# Guide v{version}\n\n" + "\n".join(sections))
+
+    edited(1)
+    first = mixle("ingest", str(notes))
     assert first.exit_code == 0 and "mixle compact" not in first.stderr
-    with rows.open("a") as fh:
-        fh.write('{"input": "one more question", "answer": "41"}\n')
-    again = mixle("ingest", str(rows))
+    edited(2)
+    again = mixle("ingest", str(notes))
     assert "bytes are removed items and old versions: `mixle compact` reclaims them" in again.stderr
-    assert "mixle compact" not in mixle("ingest", str(rows), "--json").stderr
+    assert "mixle compact" not in mixle("ingest", str(notes), "--json").stderr
     assert mixle("compact").exit_code == 0
-    assert mixle("--as", "ops", "ingest", str(rows)).exit_code == 0
-    rows.write_text(rows.read_text() + '{"input": "another", "answer": "42"}\n')
-    as_team = mixle("--as", "ops", "ingest", str(rows))  # (others' old versions: not a team's)
-    assert "rewritten" in as_team.stderr and "mixle compact" not in as_team.stderr
+    assert mixle("--as", "ops", "ingest", str(notes)).exit_code == 0
+    edited(3)
+    as_team = mixle("--as", "ops", "ingest", str(notes))  # (others' old versions: not a team's)
+    assert "items: +40 -40" in as_team.stderr and "mixle compact" not in as_team.stderr

@@ -1,0 +1,113 @@
+"""A file of a document per line (JSON Lines, traces) that only grew: the items of its old lines
+are left as they are stored, and freshness finds them fresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from substrate.freshness import freshness_report
+from substrate.ingest import ingest_path
+from substrate.store import Substrate
+
+
+def _rows(*texts: str) -> str:
+    return "".join(
+        json.dumps({"input": text, "answer": f"answer to {text}"}) + "\n" for text in texts
+    )
+
+
+def _write(path: Path, text: str, *, append: bool = False) -> None:
+    with path.open("a" if append else "w", encoding="utf-8") as fh:
+        fh.write(text)
+    when = time.time() - 10  # (a time out of the racy window: trusted as it is)
+    os.utime(path, (when, when))
+
+
+def _stale(store: Substrate) -> list[str]:
+    return [entry["item_id"] for entry in freshness_report(store)["stale"]]
+
+
+def test_lines_added_to_a_file_are_stored_without_writing_the_others_again(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows(*(f"question {n}" for n in range(50))))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    before = (shard / "items.jsonl").stat().st_size
+    first = {item.id for item in Substrate(shard).iter_items()}
+    _write(runs, _rows("one more question"), append=True)
+    store = Substrate(shard)
+    assert _stale(store) == []  # what its old lines say, they still say
+    report = ingest_path(store, runs)
+    assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 0, 0)
+    grown = (shard / "items.jsonl").stat().st_size - before
+    assert grown < 2_000  # the new line's item and a commit, not a copy of the file
+    stored = Substrate(shard)
+    assert first < {item.id for item in stored.iter_items()} and len(stored) == 51
+    assert _stale(stored) == []
+    assert ingest_path(stored, runs).files_unchanged == 1
+
+
+def test_an_edit_before_the_end_reads_the_file_anew(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta", "gamma"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, _rows("alpha", "BETA", "gamma", "delta"))
+    store = Substrate(shard)
+    assert len(_stale(store)) == 3  # its first bytes are no longer what they were
+    report = ingest_path(store, runs)
+    assert (report.items_added, report.items_removed, report.items_rewritten) == (2, 1, 2)
+    assert sorted(i.payload["input"] for i in Substrate(shard).iter_items()) == [
+        "BETA",
+        "alpha",
+        "delta",
+        "gamma",
+    ]
+
+
+def test_a_last_line_without_its_line_break_is_read_again(tmp_path: Path) -> None:
+    # {"a"} then "\n{"b"}" would append to the line before: the file did not only grow
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta").rstrip("\n"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, "\n" + _rows("gamma"), append=True)
+    store = Substrate(shard)
+    assert len(_stale(store)) == 2
+    report = ingest_path(store, runs)
+    assert (report.items_added, report.items_rewritten) == (1, 2)
+    assert _stale(Substrate(shard)) == []
+
+
+def test_a_line_added_holding_a_secret_reads_the_whole_file_again(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    _write(runs, _rows(f"the deploy token is {token}"), append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert report.redactions == 1 and report.items_added == 1
+    assert token not in (shard / "items.jsonl").read_text()
+    assert len(Substrate(shard)) == 3
+
+
+def test_a_cache_rebuilt_after_lines_were_added_reads_the_file_once_and_keeps_one_copy(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, _rows("gamma"), append=True)
+    ingest_path(Substrate(shard), runs)
+    shutil.rmtree(shard / "index")  # (its items now record two versions of the file)
+    report = ingest_path(Substrate(shard), runs)
+    assert report.items_added == 0 and report.items_removed == 0
+    stored = Substrate(shard)
+    assert sorted(i.payload["input"] for i in stored.iter_items()) == ["alpha", "beta", "gamma"]
+    assert _stale(stored) == [] and ingest_path(stored, runs).files_unchanged == 1
