@@ -349,6 +349,8 @@ def search_cmd(
         output.emit_jsonl(rows)
     elif rows:
         _print_rows(rows)
+        if more:  # (JSON says so as "more")
+            output.note(f"more results: --offset {offset + len(rows)} shows the next")
     if hint is not None:
         output.note(f"hint: {hint}")
     elif not rows and skipped:

@@ -798,6 +798,9 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
         mixle("search", "heron", "-n", "2", "--offset", str(at), "--json").json()["more"]
         for at in (0, 2, 3, 4)
     ] == [True, True, False, False]
+    told = [mixle("search", "heron", "-n", "2", "--offset", str(at)).stderr for at in (2, 3)]
+    assert "more results: --offset 4 shows the next" in told[0]  # (as text, on stderr)
+    assert "more results" not in told[1]
     beyond = mixle("search", "heron", "--offset", "50")
     assert beyond.exit_code == 0 and "no results past the first 5" in beyond.stderr
     none = mixle("search", "heron", "--kind", "record", "--offset", "2")  # nothing matches
