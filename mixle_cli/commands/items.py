@@ -396,16 +396,15 @@ def ls(
     held = False  # whether the scope asked for holds an item (before the other filters)
     skipped = 0  # items that matched before the page --offset asks for
     shown = 0
+    more = False  # whether an item that matches follows the page shown
 
     def selected() -> Iterator[SubstrateItem]:
-        nonlocal held, skipped, shown
+        nonlocal held, skipped, shown, more
         app_state = state(ctx)
         substrate = app_state.substrate()
         only = app_state.read_scope(scope)
         for item in substrate.iter_items(kind=one_kind, scope=only, scopes=app_state.scopes):
             held = True
-            if limit is not None and shown >= limit:
-                return
             if kinds is not None and item.kind not in kinds:
                 continue
             if wanted_tags and not wanted_tags.issubset(tag_key(t) for t in item.tags):
@@ -415,6 +414,9 @@ def ls(
             if skipped < offset:  # a page further on: these matched, and were shown before
                 skipped += 1
                 continue
+            if limit is not None and shown >= limit:
+                more = True
+                return
             shown += 1
             yield item
 
@@ -455,6 +457,8 @@ def ls(
             for r, name in zip(rows, shown_sources(origins), strict=True)
         ),
     )
+    if more:  # (a listing cut by --limit reads as the whole of it otherwise)
+        output.note(f"more items: --offset {offset + shown} shows the next")
 
 
 def _origin(item: SubstrateItem) -> SubstrateItem:

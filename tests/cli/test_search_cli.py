@@ -787,6 +787,8 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
     listed = [row["id"] for row in mixle("ls", "--jsonl").jsonl()]
     page = mixle("ls", "--limit", "2", "--offset", "1", "--jsonl").jsonl()
     assert [row["id"] for row in page] == listed[1:3]
+    assert "more items: --offset 3 shows the next" in mixle("ls", "-n", "2", "--offset", "1").stderr
+    assert "more items" not in mixle("ls", "-n", "2", "--offset", "3").stderr
     past = mixle("ls", "--offset", "9")
     assert past.exit_code == 0 and "no items past the first 5" in past.stderr
     found = [row["id"] for row in mixle("search", "heron", "--jsonl").jsonl()]
