@@ -17,6 +17,7 @@ from typing import NamedTuple
 from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
 from substrate.item import SubstrateItem
+from substrate.kindnames import names_a_longer_one
 from substrate.notelinks import note_link_targets
 from substrate.questions import (
     Frame,
@@ -348,6 +349,8 @@ def bridged_pair(
                 continue  # of another service than "the gizmo service" asked of
             if frame.keys() & missing and not frame.keys() & says:
                 continue
+            if names_a_longer_one(candidates[first].sentence, candidates[pos].quote):
+                continue  # "owned by the Media team", then of the Media Ops team's lead
             linked = links(pos)
             if linked and (best is None or (len(says), linked) > best):
                 best, second = (len(says), linked), pos

@@ -43,6 +43,7 @@ from substrate.designators import names_another
 from substrate.disagreement import differ_in_one_value
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
+from substrate.kindnames import names_a_longer_one
 from substrate.linktext import as_shown
 from substrate.negated import other_side
 from substrate.notestatus import status_word
@@ -128,6 +129,8 @@ class ExtractiveAnswerer:
             return ""
         if _leaves_out_an_identifier(question, chosen, covered):
             return ""
+        if any(names_a_longer_one(one, other) for one in chosen for other in chosen):
+            return ""  # "owned by the Media team" beside what the Media Ops team does
         return _joined(chosen)
 
     def _choose(
@@ -357,6 +360,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         have, said = have | owner, " ".join([*sorted(owner), said])
     if names_another(asked.marked, said) or _names_other_ids(ids, sentence, said, asked.bridged):
         return None
+    if names_a_longer_one(asked.question, said):
+        return None  # of the Media team, "The Media Ops team is led by ..." names another
     if asked.sides_asked and _reads_backwards(asked.sides_asked, asked.subject, heading, sentence):
         return None
     if other_side(asked.negated, said) or names_other_alternative(asked.chosen_ones, said, wanted):

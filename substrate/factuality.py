@@ -28,6 +28,7 @@ from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError, require_number, require_text
 from substrate.factconflict import contradicts
+from substrate.kindnames import names_a_longer_one
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
 from substrate.notestatus import may_back, not_in_force
@@ -213,7 +214,7 @@ def _readings(
             opener, found, wanted, sentence, after_article=by_article
         ):
             continue
-        if names_another(marked, sentence):
+        if names_another(marked, sentence) or names_a_longer_one(claim, sentence):
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
