@@ -154,7 +154,15 @@ _MOMENT = re.compile(
     r"when|once|then)\b"
     r"|\b(?:last|next|this|that|the\s+(?:same|following|previous))\s+"
     r"(?:week|month|year|night|quarter|sprint|release|spring|summer|autumn|fall|winter)\b"
-    r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b",
+    r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b"
+    # a month, an hour ("at 9", "at nine o'clock"), a part of the day
+    r"|\b(?:in|from|by|until)\s+(?:early\s+|late\s+|mid-?)?(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)\b"
+    r"|\bat\s+(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|"
+    r"midnight|dawn|dusk)\b(?![.,]?\d|\s*(?:%|percent|per\b))"
+    r"|\b(?:in\s+the\s+)?(?:morning|afternoon|evening)s?\b"
+    # hours from and to: "9 to 5"
+    r"|\b\d{1,2}(?::\d\d)?\s*(?:to|until|till|-|–)\s*\d{1,2}(?::\d\d)?\b(?!\s*(?:%|percent))",
     re.IGNORECASE,
 )
 

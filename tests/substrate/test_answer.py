@@ -1481,6 +1481,37 @@ def test_when_something_happened_is_answered_by_a_sentence_saying_when() -> None
     assert not extractive(rule, "When is a second review needed?").abstained
 
 
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        (
+            "When do deploys of the billing-api happen?",
+            "Deploys of the billing-api happen on Tuesdays.",
+        ),
+        ("When does the Lisbon office open?", "The Lisbon office opens at nine."),
+        ("When does the release freeze start?", "The release freeze starts in December."),
+    ],
+)
+def test_when_something_happens_is_answered_by_a_sentence_saying_when(
+    question: str, said: str
+) -> None:
+    s = Substrate()
+    s.add("text", said)
+    assert extractive(s, question).answer == f"{said} [1]"
+
+
+def test_when_something_happens_is_not_answered_by_what_else_is_said_of_it() -> None:
+    # "When do deploys happen for billing-worker?" quoted "The billing-worker consumes jobs
+    # from the queue."
+    s = Substrate()
+    s.add("text", "# Services\n\n## billing-api\n\nDeploys happen on Tuesdays.\n")
+    s.add("text", "# Services\n\n## billing-worker\n\nThe billing-worker consumes jobs.\n")
+    assert extractive(s, "When do deploys happen for billing-worker?").abstained
+    # (what one does, not when: not held to a moment)
+    s.add("text", "Use the staging cluster for load tests.")
+    assert not extractive(s, "When do I use the staging cluster?").abstained
+
+
 def test_which_organisation_is_answered_by_a_sentence_naming_one() -> None:
     # cranfield's "Which university has the largest wind tunnel?" quoted wind-tunnel sentences
     # naming no university, at confidence 0.94
