@@ -46,6 +46,7 @@ from substrate.item import SubstrateItem
 from substrate.kindnames import names_a_longer_one
 from substrate.linktext import as_shown
 from substrate.negated import other_side
+from substrate.nolonger import no_longer_so, of_the_past
 from substrate.notestatus import status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
@@ -362,6 +363,10 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None
     if names_a_longer_one(asked.question, said):
         return None  # of the Media team, "The Media Ops team is led by ..." names another
+    if not of_the_past(asked.question) and no_longer_so(
+        sentence, asked.subject or wanted, quoted=True
+    ):
+        return None  # "Who is the on-call lead?": not "Bob was on-call lead until March"
     if asked.sides_asked and _reads_backwards(asked.sides_asked, asked.subject, heading, sentence):
         return None
     if other_side(asked.negated, said) or names_other_alternative(asked.chosen_ones, said, wanted):

@@ -31,6 +31,7 @@ from substrate.factconflict import contradicts
 from substrate.kindnames import names_a_longer_one
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
+from substrate.nolonger import no_longer_so, of_the_past
 from substrate.notestatus import may_back, not_in_force
 from substrate.pronouns import pronoun_for
 from substrate.quantities import ONE_BEFORE_A_UNIT, other_units
@@ -171,6 +172,7 @@ def _readings(
     # "PostgreSQL was rejected for orders": a sentence that does not say so is about the
     # thing, not the decision ("The orders database runs on PostgreSQL")
     turned_down = _TURNED_DOWN.search(claim) is not None
+    present = not of_the_past(claim)  # "Dana Kim is the on-call lead": not her former role
     about = words - proper if proper else frozenset()
     reason = _reason_terms(claim) & words
     negated = _negated_about(claim, words)
@@ -223,6 +225,7 @@ def _readings(
         if (
             _negated_about(sentence, words) != negated
             or moved_away(sentence, words, claim)
+            or (present and no_longer_so(sentence, proper & terms(sentence) or words))
             or _says_the_opposite(words, sentence, claim)
             or other_side(prefixed, sentence)
             or names_other_alternative(chosen_ones, sentence, words)
