@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from substrate.markdowncode import blanked_code
 from substrate.quantities import unit_named
@@ -18,19 +18,15 @@ VALUE_WORD = re.compile(r"[^\W_]+(?:[.\-/:][^\W_]+)*")
 # The fewest words two sentences must share around the value they differ in: "is 5" and "is
 # 6" say too little to be the same statement
 MIN_SHARED = 3
-# The most words of a value: more is another statement, not another value
-MAX_VALUE_WORDS = 2
+# The most words of a value: more is another statement, not another value ("Tuesday at 10:00")
+MAX_VALUE_WORDS = 3
 
 
 def differ_in_one_value(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` are the same sentence but for one run of a few words at
     the same place: the same statement with another value."""
     a, b = _words(one), _words(other)
-    changes = [
-        op
-        for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-        if op[0] != "equal"
-    ]
+    changes = _joined_changes(difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes())
     if len(changes) != 1 or changes[0][0] != "replace":
         return False
     _, a0, a1, b0, b1 = changes[0]
@@ -39,6 +35,30 @@ def differ_in_one_value(one: str, other: str) -> bool:
     if _in_the_subject(a, a0):
         return False
     return _as_valued(a[a0:a1]) != _as_valued(b[b0:b1])
+
+
+def _joined_changes(
+    opcodes: Sequence[tuple[str, int, int, int, int]],
+) -> list[tuple[str, int, int, int, int]]:
+    """The changes between two word lists, two replacements one shared word apart taken as
+    one: "Tuesday at 10:00" and "Monday at 09:00" are one value, a day and its time."""
+    joined: list[tuple[str, int, int, int, int]] = []
+    for n, op in enumerate(opcodes):
+        if op[0] == "equal":
+            continue
+        gap = opcodes[n - 1] if n >= 2 else None  # the shared words before this change
+        if (
+            joined
+            and gap is not None
+            and gap[2] - gap[1] == 1
+            and op[0] == joined[-1][0] == "replace"
+            and joined[-1][2] == gap[1]
+        ):
+            kind, a0, _, b0, _ = joined[-1]
+            joined[-1] = (kind, a0, op[2], b0, op[4])
+        else:
+            joined.append(op)
+    return joined
 
 
 def _in_the_subject(words: list[str], at: int) -> bool:

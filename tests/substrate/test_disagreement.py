@@ -16,6 +16,14 @@ from substrate.disagreement import differ_in_one_value, disagreements
             True,
         ),
         ("Deploys run on Mondays.", "Deploys run on Fridays.", True),
+        # a day and its time, one shared word apart, are one value
+        ("The deploy window is Tuesday at 10:00.", "The deploy window is Monday at 09:00.", True),
+        ("The team meets on Monday at the office.", "The team eats on Friday at the cafe.", False),
+        (
+            "Alice owns billing and Bob owns search.",
+            "Carol owns billing and Dan owns search.",
+            False,
+        ),
         ("The staging host is db-1.", "The production host is db-2.", False),  # two places
         ("It is 5.", "It is 6.", False),  # too little said to be one statement
         ("Refunds take 5 days.", "Refunds take 5 days.", False),  # the same
