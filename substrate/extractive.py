@@ -164,6 +164,12 @@ class ExtractiveAnswerer:
                 rival = best is not None and best[:2] == (have, share) and n not in sources
                 # one whose number only may be of the kind asked is no rival of one naming it
                 rival = rival and (not kind_named or _names_the_kind(candidates[pos], frame))
+                # one source saying it twice with two values (a merge left unresolved)
+                rival = rival or (
+                    best is not None
+                    and best[:2] == (have, share)
+                    and differ_in_one_value(best_shown, shown)
+                )
             else:  # (as close to the question's words as the best, and by its own words:
                 # under a heading that completes the question, every sentence would do)
                 entry = candidates[pos].quote != candidates[pos].sentence  # with its heading

@@ -40,6 +40,8 @@ _SENTENCE_SPLIT = re.compile(
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")
+# The lines git writes around the two sides of a conflict it could not merge
+_CONFLICT_MARK = re.compile(r"(?:<{7}|>{7}|\|{7})(?:\s.*)?$|={7}\s*$")
 _HEADING = re.compile(r"#{1,6}\s")
 # A line of one punctuation character repeated (not indented as code): a title's underline or
 # overline, a transition, a thematic break.
@@ -167,6 +169,11 @@ def _blocks(text: str) -> list[str]:
             label = None if fenced or current else _BOLD_LINE.fullmatch(line.strip())
             if label is not None:  # "**Removing a user**" alone on its line: a heading
                 blocks.append(f"# {label.group(2).strip()}")
+                continue
+            if not fenced and _CONFLICT_MARK.match(line):  # a merge left unresolved: each
+                if current:  # side a block of its own, the marks no words of either
+                    blocks.append(" ".join(current))
+                    current = []
                 continue
             rule = None if fenced else _RULE.match(line)
             if rule is not None:

@@ -3181,3 +3181,17 @@ def test_a_japanese_question_is_answered_from_the_sentence_saying_it() -> None:
     store.add("text", "The Osaka office closes at six.")
     result = answer_from_substrate(store, "倉庫は何時に開きますか？", ExtractiveAnswerer())
     assert not result.abstained and result.answer == "東京の倉庫は毎日九時に開きます。 [1]"
+
+
+def test_a_merge_left_unresolved_is_quoted_side_by_side_without_its_marks() -> None:
+    # "<<<<<<< HEAD The gamma server listens on port 8080." was the answer, 9090 dropped
+    s = Substrate()
+    s.add(
+        "text",
+        "# Gamma\n\n<<<<<<< HEAD\nThe gamma server listens on port 8080.\n=======\n"
+        "The gamma server listens on port 9090.\n>>>>>>> feature\n",
+    )
+    answer = extractive(s, "What port does the gamma server listen on?").answer or ""
+    assert answer == (
+        "The gamma server listens on port 8080. [1] The gamma server listens on port 9090. [1]"
+    )
