@@ -8,6 +8,8 @@ read as an artifact registry entry.
 
 from __future__ import annotations
 
+import re
+
 from substrate.errors import InvalidInputError
 from substrate.limits import INGEST_FORMATS, NOTE_FORMATS
 
@@ -93,3 +95,25 @@ def detect_format(filename: str) -> str | None:
     if stem.lower() in _PLAIN_NAMES and ext.lower() in _ABOUT:
         return "text"
     return _EXTENSIONS.get(ext.lower())
+
+
+# The names sync and merge tools give the copies they leave beside a file: Dropbox's and
+# Nextcloud's "x (conflicted copy 2026-12-07).md" (or "(Ann's conflicted copy ...)"),
+# Syncthing's "x.sync-conflict-20261207-123456-ABCDEFG.md", ownCloud's
+# "x_conflict-20261207-123456.md", git mergetool's "x_BASE_12345.md" (LOCAL, REMOTE, BACKUP),
+# and Logseq's backups under logseq/bak/
+_TOOL_COPY = re.compile(
+    r"\((?:[^()/]*['’]s\s+)?conflicted\s+copy\b[^()/]*\)[^/]*$"
+    r"|\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]+)?[^/]*$"
+    r"|_conflict-\d{8}-\d{6}[^/]*$"
+    r"|_(?:BASE|LOCAL|REMOTE|BACKUP)_\d+(?:\.[^/]*)?$"
+    r"|(?:^|/)logseq/bak/",
+    re.IGNORECASE,
+)
+
+
+def tool_copy(rel: str) -> bool:
+    """Whether the file at ``rel`` (its path within the folder walked, with ``/``) is a copy a
+    sync or merge tool left beside another (``_TOOL_COPY``): a note's other version, which
+    would answer beside it, and as often in its place."""
+    return _TOOL_COPY.search(rel) is not None

@@ -33,6 +33,8 @@ BINARY = "binary file (a NUL byte in its first 8 KiB, as git tells one)"
 # Why a shard's own file named, or a copy of its log named or found, is not ingested
 SHARD_FILE = "one of a mixle shard's own files (the shard holds its items, each in its scope)"
 SHARD_LOG = "a mixle shard's log (its lines are that shard's items, each in its scope), not data"
+# Why a copy a sync or merge tool left beside a note is passed over in a folder's walk
+TOOL_COPY = "a copy a sync or merge tool left beside the file (name it to ingest it)"
 # The reason of a file removed because a new file of this run holds its content
 MOVED_TO = "moved to "
 

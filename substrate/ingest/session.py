@@ -25,7 +25,7 @@ from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import detect_format, file_format
+from substrate.ingest.detect import detect_format, file_format, tool_copy
 from substrate.ingest.earlier import (
     CARRIED_KEYS,
     carried_line,
@@ -702,6 +702,10 @@ class IngestSession:
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)
             return None
+        if not asked_for and tool_copy(entry.rel):
+            self.settle(self.outcome, source, key, status.SKIPPED, status.TOOL_COPY)
+            self.unclaim(key)  # (ingested before it was known so: its items go)
+            return None
         known = None
         if not self.rehash:
             known = self.cache.unchanged(
@@ -730,12 +734,9 @@ class IngestSession:
                 self.settle(self.unknown_format, source, key)
             else:
                 self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
-                state = self.cache.get(key)
-                if state is not None and state.options == self.cache_key:
-                    # read as plain text under these options before (--as-text): it loses
-                    # its items, as a file gone does (one read with other options, such as
-                    # --as text, keeps them, as a file skipped does)
-                    self.unclaimed.add(key)
+                # read as plain text under these options before (--as-text): it loses its
+                # items, as a file gone does
+                self.unclaim(key)
             return None
         known_size, digest = self.known_version(key)
         size, mtime_ns = entry.size, entry.mtime_ns
@@ -751,6 +752,14 @@ class IngestSession:
             stamp=entry.stamp,
             known_size=known_size,
         )
+
+    def unclaim(self, key: str) -> None:
+        """Let the items of a file this walk passes over go, as a file gone does, when it was
+        read under these options before (one read with other options, such as --as text,
+        keeps them, as a file skipped does)."""
+        state = self.cache.get(key)
+        if state is not None and state.options == self.cache_key:
+            self.unclaimed.add(key)
 
     def unknown_format(self, source: str, key: str) -> None:
         """A file asked for by name whose format is unknown: a failure, unless it is binary

@@ -16,7 +16,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.freshness import check_freshness, content_hash
 from substrate.gate import admit
 from substrate.ingest import IngestReport, ingest_path, ingest_text
-from substrate.ingest.report import BINARY
+from substrate.ingest.report import BINARY, TOOL_COPY
 from substrate.ingest.textio import content_digest
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -745,3 +745,29 @@ def test_a_file_read_while_the_run_is_cancelled_is_kept(
     # and, the one file named being all there was to do, the run is not told to be run
     # again (`mixle ingest` said "run the command again to finish")
     assert not report.cancelled
+
+
+def test_copies_a_sync_or_merge_tool_left_are_passed_over_and_told(tmp_path: Path) -> None:
+    # each answered beside the note, and as often in its place ("deploy (conflicted copy)")
+    notes = tmp_path / "notes"
+    (notes / "logseq" / "bak").mkdir(parents=True)
+    note = "# Deploy\n\nThe deploy window is {}.\n"
+    (notes / "deploy.md").write_text(note.format("Tuesday"))
+    copies = [
+        "deploy (conflicted copy 2026-12-07).md",
+        "deploy (Ann's conflicted copy 2026-12-07).md",
+        "deploy.sync-conflict-20261207-123456-ABCDEFG.md",
+        "deploy_REMOTE_12345.md",
+        "logseq/bak/deploy.md",
+    ]
+    for name in copies:
+        (notes / name).write_text(note.format("Monday"))
+    store = Substrate()
+    report = ingest_path(store, notes)
+    assert [item.text for item in store.iter_items()] == ["# Deploy\n\nThe deploy window is Tuesday."]
+    skipped = {o.source: o.reason for o in report.files if o.status == "skipped"}
+    assert skipped == dict.fromkeys(copies, TOOL_COPY)
+    # named, one is read; walked again, its items go as an ignored file's do
+    ingest_path(store, notes / copies[0])
+    assert len(store) == 2
+    assert ingest_path(store, notes).items_removed == 1 and len(store) == 1
