@@ -107,6 +107,11 @@ _NOW_EMPTY = (
     "is empty now (0 bytes), where it held text: its {} earlier item(s) are kept; restore the "
     "file, or delete it (or add it to .mixleignore) to let them go"
 )
+# (one written within the racy window: an editor truncating it to write it again)
+_BEING_SAVED = (
+    "is empty now (0 bytes), written a moment ago (being saved?): its {} earlier item(s) are "
+    "kept, and the next run reads it again"
+)
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 _PUBLISHED_GONE = (
     "item {id}, published into {scope}, stays there with the text of a file no longer here; "
@@ -1072,7 +1077,10 @@ class IngestSession:
         if done.bytes_read or ticket.path is None or done.items or done.encoded:
             return False
         kept = self.earlier_text_items(ticket.key)
-        if kept:
+        if kept and settled_mtime(ticket.mtime_ns or 0, done.prepared_at) == -1:
+            # not yet a failure: the run after the save reads it (its state is not recorded)
+            self.outcome(ticket.source, ticket.path, status.SKIPPED, _BEING_SAVED.format(kept))
+        elif kept:
             self.fail(ticket.source, ticket.path, _NOW_EMPTY.format(kept))
         return bool(kept)
 

@@ -984,6 +984,22 @@ def test_a_file_truncated_to_nothing_fails_and_keeps_its_items(tmp_path: Path) -
     assert ingest_path(Substrate(shard), root).items_removed == 1
 
 
+def test_a_file_empty_a_moment_after_it_was_written_is_told_as_being_saved(
+    tmp_path: Path,
+) -> None:
+    # an editor truncating a note to write it again: a cron run in between exited 1, telling
+    # the user to restore the file
+    root, shard = _ingested(tmp_path, {"a.md": "# A\n\nText of a.\n"})
+    kept = [item.id for item in Substrate(shard).iter_items()]
+    (root / "a.md").write_text("")  # (now: within the window a time is not trusted in)
+    report = ingest_path(Substrate(shard), root)
+    (outcome,) = report.files
+    assert outcome.status == "skipped" and "(being saved?)" in outcome.reason and report.ok
+    assert [item.id for item in Substrate(shard).iter_items()] == kept
+    _write(root / "a.md", "# A\n\nText of a, saved.\n")
+    assert ingest_path(Substrate(shard), root).files_updated == 1
+
+
 def test_a_text_file_zero_filled_past_its_first_bytes_fails_and_keeps_its_items(
     tmp_path: Path,
 ) -> None:

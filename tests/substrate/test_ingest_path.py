@@ -764,7 +764,9 @@ def test_copies_a_sync_or_merge_tool_left_are_passed_over_and_told(tmp_path: Pat
         (notes / name).write_text(note.format("Monday"))
     store = Substrate()
     report = ingest_path(store, notes)
-    assert [item.text for item in store.iter_items()] == ["# Deploy\n\nThe deploy window is Tuesday."]
+    assert [item.text for item in store.iter_items()] == [
+        "# Deploy\n\nThe deploy window is Tuesday."
+    ]
     skipped = {o.source: o.reason for o in report.files if o.status == "skipped"}
     assert skipped == dict.fromkeys(copies, TOOL_COPY)
     # named, one is read; walked again, its items go as an ignored file's do
