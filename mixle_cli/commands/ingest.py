@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -61,10 +62,22 @@ TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every
 NoRedactOpt = Annotated[
     bool, typer.Option("--no-redact", help="Store detected secrets as they are (not advised).")
 ]
+def _quiet(value: bool) -> bool:
+    """``--quiet``: also a wait for another writer goes unsaid (a cron run overlapping
+    another mailed its warning each time, and then did its work)."""
+    if value:
+        logging.getLogger("substrate.locking").setLevel(logging.ERROR)
+    return value
+
+
 QuietOpt = Annotated[
     bool,
     typer.Option(
-        "--quiet", "-q", help="No progress, no summary, no skipped files; problems are still said."
+        "--quiet",
+        "-q",
+        help="No progress, no summary, no skipped files, no word of waiting for another "
+        "writer; problems are still said.",
+        callback=_quiet,
     ),
 ]
 SourceOpt = Annotated[

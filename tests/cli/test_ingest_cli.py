@@ -1313,6 +1313,31 @@ def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
     assert Substrate(shard).search("Hello") == []
 
 
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_quiet_ingest_says_nothing_of_waiting_for_another_writer(
+    tmp_path: Path, mixle_bin: str, quiet: bool
+) -> None:
+    # a cron run overlapping another mailed the warning each time, and then did its work
+    import time
+
+    with _held_by_another_writer(tmp_path) as (shard, notes):
+        run = subprocess.Popen(
+            [mixle_bin, "--shard", str(shard), "ingest", str(notes), *(["-q"] if quiet else [])],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert run.stderr is not None
+        if quiet:
+            time.sleep(2.0)  # (it waits for the lock this process holds, in silence)
+            told = ""
+        else:  # (said as it begins to wait)
+            told = run.stderr.readline()
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 0, err
+    assert ("waiting for another process" in told + err) is not quiet
+
+
 def test_files_read_again_for_other_options_are_told_why(mixle, notes: Path) -> None:
     assert mixle("ingest", str(notes)).exit_code == 0
     tagged = mixle("ingest", str(notes), "--tag", "work")
