@@ -21,7 +21,7 @@ def reclaimable(total: int, live: int) -> int:
 
 def reclaim_note(substrate: Substrate) -> str:
     """What a write that replaced or removed items says when the log is now mostly old
-    versions (a file that grows by appends is written whole at each ingest), else ""."""
+    versions (a note edited is written whole at each ingest), else ""."""
     log = substrate.log_health()
     dead = reclaimable(log.get("committed_bytes", log["bytes"]), substrate.live_bytes())
     if not dead:

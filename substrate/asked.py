@@ -381,10 +381,11 @@ _WHY = re.compile(r"\s*(?:why|for what reason|how come)\b", re.IGNORECASE)
 # A question of when
 _OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)
 # A moment asked of the past ("When was ...", "When did ..."), or of what happens at one
-# ("When does the freeze start?", "When do deploys happen?"): "When is a review needed?" and
-# "When do I use staging?" ask for a case as often as a time
+# ("When does the freeze start?", "When do deploys happen?"): "When is a review needed?",
+# "When do I use staging?" and "When do we open an incident?" ask for a case as often
 _WHEN_PAST = re.compile(
-    r"\W*when\s+(?:(?:was|were|did)\b|(?:do|does|will)\b.*\b(?:start|starts|begin|begins|end|"
+    r"\W*when\s+(?:(?:was|were|did)\b|(?:do|does|will)\s+(?!i\b|we\b|you\b|they\b|one\b)"
+    r".*\b(?:start|starts|begin|begins|end|"
     r"ends|happen|happens|occur|occurs|open|opens|close|closes|run|runs|expire|expires|renew|"
     r"renews|take\s+place|kick\s+off)\b)",
     re.IGNORECASE,

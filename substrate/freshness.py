@@ -101,20 +101,39 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
     return digest.hexdigest()[:32]
 
 
-def _ends_a_line_hashing(path: str, size: int) -> str | None:
-    """The content hash of the first ``size`` bytes of the file ``path``, when they end a line;
-    else None (or when it cannot be read)."""
-    digest = hashlib.sha256()
-    try:
-        with open(_os_name(path), "rb") as fh:
-            left = size
-            while left and (chunk := fh.read(min(_CHUNK, left))):
-                digest.update(chunk)
-                left -= len(chunk)
-                last = chunk[-1:]
-    except OSError:
-        return None
-    return digest.hexdigest()[:32] if not left and last == b"\n" else None
+class _Prefixes:
+    """The content hashes of a file's first bytes, by how many, where they end a line (None
+    where they do not, or the file cannot be read): read on from the last one asked for, so
+    that the sizes of a log appended to, asked for in the order its items were written, cost
+    one reading of it, not one each."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.known: dict[int, str | None] = {}
+        self._digest = hashlib.sha256()
+        self._at = 0  # how many bytes ``_digest`` has read
+        self._last = b""  # the last of them
+
+    def of(self, size: int) -> str | None:
+        if size not in self.known:
+            self.known[size] = self._hashed(size)
+        return self.known[size]
+
+    def _hashed(self, size: int) -> str | None:
+        if size < self._at:  # (asked out of order: read again from the start)
+            self._digest, self._at, self._last = hashlib.sha256(), 0, b""
+        try:
+            with open(_os_name(self.path), "rb") as fh:
+                fh.seek(self._at)
+                while self._at < size and (chunk := fh.read(min(_CHUNK, size - self._at))):
+                    self._digest.update(chunk)
+                    self._at += len(chunk)
+                    self._last = chunk[-1:]
+        except OSError:
+            return None
+        if self._at != size or self._last != b"\n":
+            return None
+        return self._digest.copy().hexdigest()[:32]
 
 
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
@@ -180,8 +199,8 @@ class _FileState:
     # (text, section) of each part the file reads as now: parsed when a published copy is
     # looked for in it
     parts: set[tuple[str, str | None]] | None = None
-    # the hash of its first bytes, by how many, where they end a line (``_ends_a_line_hashing``)
-    prefixes: dict[int, str | None] | None = None
+    # the hashes of its first bytes, by how many, where they end a line
+    prefixes: _Prefixes | None = None
 
 
 class FileChecker:
@@ -239,14 +258,14 @@ class FileChecker:
             state.hashed = True
         if state.digest is None:
             return f"changed: '{shown}' cannot be read to compare it with ingest"
-        if state.digest == recorded[:32] or self._only_grown(prov, hashed, state, recorded):
+        if state.digest == recorded[:32] or self._grew_by_lines(prov, hashed, state, recorded):
             return None
         if not self._still_says(item, hashed, state):
             return f"changed: content hash of '{shown}' no longer matches ingest"
         return None
 
     @staticmethod
-    def _only_grown(prov: dict[str, Any], path: str, state: _FileState, recorded: str) -> bool:
+    def _grew_by_lines(prov: dict[str, Any], path: str, state: _FileState, recorded: str) -> bool:
         """Whether the file of an item of a format of a document per line (JSON Lines,
         traces) has only grown by whole lines since the item was read: its first bytes, as
         many as it had then, hash as they did, and end a line. Such an item says what it did
@@ -257,10 +276,8 @@ class FileChecker:
         if not 0 < size < state.size:
             return False
         if state.prefixes is None:
-            state.prefixes = {}
-        if size not in state.prefixes:
-            state.prefixes[size] = _ends_a_line_hashing(path, size)
-        return state.prefixes[size] == recorded[:32]
+            state.prefixes = _Prefixes(path)
+        return state.prefixes.of(size) == recorded[:32]
 
     def modified(self, item: SubstrateItem, ref: str) -> float:
         """When the file ``ref`` names was last modified, as found by ``signal`` (infinity:

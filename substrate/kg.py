@@ -22,7 +22,6 @@ from typing import Any
 
 from substrate.act import Action
 from substrate.errors import InvalidInputError
-from substrate.gate import refuse_non_list
 
 _WORD = re.compile(r"[a-z0-9]+")
 # How many inventory names the default description of a KG action lists.
@@ -83,7 +82,8 @@ def link_entities(question: str, entities: Iterable[Any]) -> list[str]:
     the question's, in words no longer entity has claimed; a linked entity claims all its
     occurrences. Entities whose name has no letter or digit never link.
     """
-    refuse_non_list(entities, "entities")
+    if isinstance(entities, str | bytes):  # (each of its characters would be an entity)
+        raise InvalidInputError("entities must be a collection of names, not one string")
     inventory = Inventory(entities)
     return [inventory.names[key] for key in inventory.link(question)]
 

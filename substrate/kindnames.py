@@ -15,30 +15,33 @@ _KINDS = frozenset(
     """team teams squad group department office service services project app application
     database queue cluster pipeline library product channel board committee unit""".split()
 )
-# A name's words: capitalised, or all capitals ("SRE"), with hyphens or digits in them
-_WORD = re.compile(r"[A-Za-z][\w-]*")
+# A word, and what comes before it since the word before: a name's words are only blanks apart
+_WORD = re.compile(r"(?P<gap>[^A-Za-z]*)(?P<word>[A-Za-z][\w-]*)")
 # Capitalised words that open a sentence or a phrase rather than a name
-_NOT_NAMES = frozenset("the a an our their its this that these those your my every each".split())
+_NOT_NAMES = frozenset(
+    """the a an our their its this that these those your my every each today yesterday now
+    currently since then also however meanwhile recently previously finally next so and or but
+    in on at for from by with of to as if when while after before until""".split()
+)
 
 
 def kind_names(text: str) -> frozenset[tuple[tuple[str, ...], str]]:
     """Each ``(name's words, kind)`` ``text`` names: the capitalised words right before a kind
-    word ("Media Ops" of "The Media Ops team"), lower-cased."""
+    word ("Media Ops" of "The Media Ops team"), blanks apart, lower-cased; read in one pass."""
     found: set[tuple[tuple[str, ...], str]] = set()
-    words = _WORD.findall(text)
-    for at, word in enumerate(words):
-        kind = word.lower()
-        if kind not in _KINDS or at == 0:
-            continue
-        name: list[str] = []
-        for before in reversed(words[:at]):
-            if not before[0].isupper() or before.lower() in _NOT_NAMES:
-                break
-            if before.lower() in _KINDS:  # "Team Media team" is no name of one
-                break
-            name.insert(0, before.lower())
-        if name:
-            found.add((tuple(name), kind.removesuffix("s") if kind != "services" else "service"))
+    run: list[str] = []  # the capitalised words just read, blanks apart
+    for m in _WORD.finditer(text):
+        word, low = m["word"], m["word"].lower()
+        if m["gap"].strip():  # punctuation between: "Since March, Media team" names "Media"
+            run = []
+        if low in _KINDS and run:
+            kind = "service" if low == "services" else low.removesuffix("s")
+            found.add((tuple(run), kind))
+            run = []
+        elif word[0].isupper() and low not in _NOT_NAMES and low not in _KINDS:
+            run.append(low)
+        else:
+            run = []
     return frozenset(found)
 
 

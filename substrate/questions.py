@@ -149,20 +149,25 @@ def _states_price(sentence: str) -> bool:
 # A moment beyond a day's or a clock's (``states_day``, ``states_time``): one counted from now
 # or from another ("last week", "three days ago", "after the migration"), or a version ("since
 # v2", "added in Kestrel 1.4")
+# What follows a number said as an hour: "am", "o'clock", the clause's end, or a word of when
+_AN_HOUR_SAID = (
+    r"(?=\s*(?:[ap]\.?m\b|o['’]clock\b|[.,;!?)]|$)|\s+(?:every|each|daily|sharp|on|in|until|till|"
+    r"and|to|weekdays)\b)"
+)
 _MOMENT = re.compile(
     r"\b(?:ago|recently|formerly|originally|initially|first|before|after|during|until|since|"
     r"when|once|then)\b"
     r"|\b(?:last|next|this|that|the\s+(?:same|following|previous))\s+"
     r"(?:week|month|year|night|quarter|sprint|release|spring|summer|autumn|fall|winter)\b"
     r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b"
-    # a month, an hour ("at 9", "at nine o'clock"), a part of the day
+    # a month, an hour ("at 9", "at nine o'clock", "9 to 5"), a part of the day: an hour's
+    # number ends its clause or is said to be one ("at 10 requests per second" is none)
     r"|\b(?:in|from|by|until)\s+(?:early\s+|late\s+|mid-?)?(?:january|february|march|april|may|"
     r"june|july|august|september|october|november|december)\b"
-    r"|\bat\s+(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|"
-    r"midnight|dawn|dusk)\b(?![.,]?\d|\s*(?:%|percent|per\b))"
+    r"|\bat\s+(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    rf"{_AN_HOUR_SAID}|\bat\s+(?:noon|midnight|dawn|dusk)\b"
     r"|\b(?:in\s+the\s+)?(?:morning|afternoon|evening)s?\b"
-    # hours from and to: "9 to 5"
-    r"|\b\d{1,2}(?::\d\d)?\s*(?:to|until|till|-|–)\s*\d{1,2}(?::\d\d)?\b(?!\s*(?:%|percent))",
+    rf"|\b\d{{1,2}}(?::\d\d)?\s*(?:to|until|till|-|–)\s*\d{{1,2}}(?::\d\d)?{_AN_HOUR_SAID}",
     re.IGNORECASE,
 )
 

@@ -69,12 +69,13 @@ class Reasoner:
             listed = skills.all() if callable(getattr(skills, "all", None)) else skills
             self._actions.extend(compute_action(sk) for sk in listed)
         refuse_non_list(actions or [], "actions")
-        for action in actions or []:
+        actions = list(actions or [])  # (read once: a generator would be used up by the check)
+        for action in actions:
             if not isinstance(action, Action):
                 raise InvalidInputError(
                     f"actions must be Action objects, not {type(action).__name__}"
                 )
-        self._actions.extend(actions or [])
+        self._actions.extend(actions)
 
     @property
     def actions(self) -> list[Action]:

@@ -172,13 +172,14 @@ def one_score_each(items: Sequence[SubstrateItem], scores: list[float]) -> list[
     """``scores`` checked to give one score to each of ``items`` (a result built by hand
     with none: each 0.0, as the seed's signatures let one be built), so that a mismatch is
     refused where it is made, not met in a later ``provenance()``."""
-    if not scores:
+    given = list(scores)  # (a numpy array has no truth value)
+    if not given:
         return [0.0] * len(items)
-    if len(scores) != len(items):
+    if len(given) != len(items):
         raise InvalidInputError(
-            f"{len(items)} items and {len(scores)} scores: give one score per item, or none"
+            f"{len(items)} items and {len(given)} scores: give one score per item, or none"
         )
-    return scores
+    return given
 
 
 def unscored_entries(items: Iterable[SubstrateItem]) -> list[dict[str, Any]]:

@@ -500,10 +500,16 @@ class Substrate:
         """Stream live items in insertion order, filtered by kind and scope(s).
 
         With ``keep=False`` items not already handed out are not retained, so iterating a large
-        shard runs in bounded memory; mutate such an item only through ``put``.
+        shard runs in bounded memory; mutate such an item only through ``put``. A kind that is
+        none is refused here, where the call is made.
         """
         if kind is not None:
             require_kind(kind)
+        return self._items_of(kind, scope, scopes, keep)
+
+    def _items_of(
+        self, kind: str | None, scope: str | None, scopes: Iterable[str] | None, keep: bool
+    ) -> Iterator[SubstrateItem]:
         allowed = scope_set(scopes)
         if scope is not None:
             allowed = frozenset([scope]) if allowed is None else allowed & {scope}

@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem, place_value
+from substrate.limits import PER_LINE_FORMATS
 from substrate.notelinks import NOTE_EXTENSIONS
 from substrate.notestatus import never_in_force
 
@@ -138,6 +139,9 @@ def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
     where = prov.get("path") or prov.get("source")
     if not isinstance(where, str) or not prov.get("content_hash"):
         return None
+    if prov.get("format") in PER_LINE_FORMATS:  # each line its own passage: a file appended
+        # to keeps its old lines' items, which record it as it was (``ingest``)
+        return where, f"line {place_value(prov.get('index'))}", None
     return where, str(prov.get("section") or ""), place_value(prov.get("chunk"))
 
 

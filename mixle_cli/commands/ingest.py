@@ -62,6 +62,8 @@ TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every
 NoRedactOpt = Annotated[
     bool, typer.Option("--no-redact", help="Store detected secrets as they are (not advised).")
 ]
+
+
 def _quiet(value: bool) -> bool:
     """``--quiet``: also a wait for another writer goes unsaid (a cron run overlapping
     another mailed its warning each time, and then did its work)."""

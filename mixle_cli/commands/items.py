@@ -405,6 +405,8 @@ def ls(
         only = app_state.read_scope(scope)
         for item in substrate.iter_items(kind=one_kind, scope=only, scopes=app_state.scopes):
             held = True
+            if limit is not None and shown >= limit and how is not Mode.TEXT:
+                return  # (only text tells of more: looking for one would read on for nothing)
             if kinds is not None and item.kind not in kinds:
                 continue
             if wanted_tags and not wanted_tags.issubset(tag_key(t) for t in item.tags):

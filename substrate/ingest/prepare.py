@@ -596,7 +596,7 @@ def _gated_items(
     now = done.prepared_at
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
-    size = ticket.size if ticket.data is None else done.bytes_read
+    size = done.bytes_read  # (of the bytes hashed: a file may have grown since the walk)
     fixed = {
         "format": parsed.format,
         "content_hash": done.digest,

@@ -143,7 +143,7 @@ def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
     return kept(new) == kept(old)
 
 
-def _only_grown(done: Prepared, kept: set[str], previous: dict[str, SubstrateItem]) -> bool:
+def _left_as_stored(done: Prepared, kept: set[str], previous: dict[str, SubstrateItem]) -> bool:
     """Whether the items ``kept`` of a file read again are stored as they are: the file only
     grew by whole lines since (``prepare.Prepared.grown_from``), holds no secret (none masked,
     none of its items to mask again), and each of them is stored under its id (those
@@ -993,7 +993,7 @@ class IngestSession:
             own = {i: item for i, item in previous.items() if i not in moved and i not in taken}
             if done.tally is not None and done.tally.redactions and _held_unmasked(own):
                 notices.append(_UNMASKED_BEFORE)
-            if kept and _only_grown(done, kept, previous):
+            if kept and _left_as_stored(done, kept, previous):
                 # its old lines' items hold what they held: written again, each would only
                 # record the file's new size, and a log appended to would add a copy of itself
                 # to the shard's log at each ingest
@@ -1009,7 +1009,7 @@ class IngestSession:
             report.tell(ticket.source, told, ticket.path)
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
-        size = ticket.size if ticket.size is not None else done.bytes_read
+        size = done.bytes_read  # the bytes hashed, as the items record them
         # a file with nothing to store is reported skipped again, as a binary one is (not one
         # whose every item was merged into another's: it has content, and is unchanged)
         empty = "" if owned or taken else status.NO_CONTENT

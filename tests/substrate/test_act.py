@@ -337,7 +337,7 @@ def test_external_model_refuses_settings_that_mean_nothing(
     [
         (lambda: ExternalModel(5), "generate must be callable, not int"),
         (lambda: Reasoner(lambda q, c: "a", actions=[1]), "must be Action objects, not int"),
-        (lambda: link_entities("new york", "new york"), "entities must be a list"),
+        (lambda: link_entities("new york", "new york"), "not one string"),
         (
             lambda: check_factuality(Substrate(), "refunds take 30 days", min_score="0.2"),
             "min_score must be a number",
@@ -348,3 +348,23 @@ def test_bad_arguments_are_refused_where_the_call_is_made(build: Any, told: str)
     # each was taken and failed later as a TypeError, or matched nothing without a word
     with pytest.raises(InvalidInputError, match=told):
         build()
+
+
+def test_arguments_the_seed_takes_in_any_collection_are_taken_so() -> None:
+    import numpy as np
+
+    from substrate.context import ContextPacket
+    from substrate.item import SubstrateItem
+    from substrate.retrieval import Retrieval
+
+    # a generator of actions, a dict of entities, scores in a numpy array
+    echo = external_action(ExternalModel(lambda prompt: "yes"), name="echo")
+    assert [a.name for a in Reasoner(lambda q, c: "a", actions=(a for a in [echo])).actions] == [
+        "echo"
+    ]
+    assert link_entities("where is new york?", {"new york": 1, "paris": 2}) == ["new york"]
+    items = [SubstrateItem("text", "a"), SubstrateItem("text", "b")]
+    for build in (Retrieval, ContextPacket):
+        assert (
+            build("q", items=items, scores=np.array([0.5, 0.25])).provenance()[1]["score"] == 0.25
+        )

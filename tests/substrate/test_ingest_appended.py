@@ -12,6 +12,7 @@ from pathlib import Path
 from substrate.freshness import freshness_report
 from substrate.ingest import ingest_path
 from substrate.store import Substrate
+from substrate.supersession import outdated_copies
 
 
 def _rows(*texts: str) -> str:
@@ -49,6 +50,9 @@ def test_lines_added_to_a_file_are_stored_without_writing_the_others_again(tmp_p
     assert first < {item.id for item in stored.iter_items()} and len(stored) == 51
     assert _stale(stored) == []
     assert ingest_path(stored, runs).files_unchanged == 1
+    # each line its own passage: the old lines' items, which record the file as it was, are
+    # no older copies of the new line's ("replaced by the newer content of runs.jsonl")
+    assert outdated_copies(list(stored.iter_items())) == {}
 
 
 def test_an_edit_before_the_end_reads_the_file_anew(tmp_path: Path) -> None:
@@ -92,6 +96,7 @@ def test_a_line_added_holding_a_secret_reads_the_whole_file_again(tmp_path: Path
     _write(runs, _rows(f"the deploy token is {token}"), append=True)
     report = ingest_path(Substrate(shard), runs)
     assert report.redactions == 1 and report.items_added == 1
+    assert report.items_rewritten == 2  # (no hash is kept of a file holding a secret)
     assert token not in (shard / "items.jsonl").read_text()
     assert len(Substrate(shard)) == 3
 
@@ -111,3 +116,34 @@ def test_a_cache_rebuilt_after_lines_were_added_reads_the_file_once_and_keeps_on
     stored = Substrate(shard)
     assert sorted(i.payload["input"] for i in stored.iter_items()) == ["alpha", "beta", "gamma"]
     assert _stale(stored) == [] and ingest_path(stored, runs).files_unchanged == 1
+
+
+def test_the_size_recorded_is_that_of_the_bytes_hashed(tmp_path: Path) -> None:
+    # a log appended to between the walk and the read: the size the walk saw, beside the hash
+    # of more bytes, made the next ingest read it as changed before its end (written whole)
+    from substrate.ingest.prepare import IngestOptions, Ticket, prepare
+
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta"))
+    seen = len(_rows("alpha"))  # (the walk saw it with one line)
+    ticket = Ticket(str(runs), "runs.jsonl", str(runs), "jsonl", seen, 0)
+    options = IngestOptions()
+    done = prepare(ticket, options, options.fingerprint())
+    assert {item.provenance["size"] for item in done.built_items()} == {runs.stat().st_size}
+
+
+def test_items_of_many_generations_of_a_log_are_all_fresh(tmp_path: Path) -> None:
+    # each generation records the file as it was then: freshness reads each size's first
+    # bytes, one reading of the file for all of them
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("first"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    for n in range(4):
+        _write(runs, _rows(f"question {n}"), append=True)
+        ingest_path(Substrate(shard), runs)
+    stored = Substrate(shard)
+    assert len({item.provenance["size"] for item in stored.iter_items()}) == 5
+    assert _stale(stored) == []
+    _write(runs, runs.read_text().replace("first", "FIRST"))
+    assert len(_stale(Substrate(shard))) == 5

@@ -18,6 +18,9 @@ def test_a_name_is_the_capitalised_words_before_its_kind() -> None:
         (("payments", "platform"), "team")
     }
     assert kind_names("Team members meet on Mondays.") == set()
+    # a sentence's first word, or one across a comma, is no word of the name
+    assert kind_names("Today Media team is led by Ann Lee.") == {(("media",), "team")}
+    assert kind_names("Since March, Media team meets daily.") == {(("media",), "team")}
 
 
 @pytest.mark.parametrize(

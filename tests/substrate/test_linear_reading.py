@@ -165,6 +165,7 @@ from substrate.linktext import as_shown
 from substrate.quantities import amounts, rates
 from substrate.questions import asked_terms
 from substrate.ingest.formats.notelinks import without_fenced_code
+from substrate.kindnames import kind_names
 from substrate.search.tokenize import Analyzer
 from substrate.secrets.placeholders import _chosen, is_name_like
 
@@ -181,6 +182,7 @@ as_shown("{{< " * n), as_shown("{% " * n)  # (shortcodes never closed; 256,000 c
 sentences("a\\nb\\n" + "." * (4 * n) + "x")  # (three lines read as records, a run of marks)
 is_name_like("a" * n), _chosen("Abcdef" * (n // 6), "password")  # (a value under a key)
 without_fenced_code("`" * (4 * n)), without_fenced_code("~" * (4 * n))  # (no line break)
+kind_names("a team " * (4 * n)), kind_names("A Team " * n)  # (each read back to the start)
 """
 
 

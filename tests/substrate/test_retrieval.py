@@ -434,6 +434,7 @@ def test_a_kind_filter_naming_no_kind_is_refused_everywhere_as_retrieve_refuses_
     for call in (  # each read "artefact" as "no such items"
         lambda: store.search("billing", kind="artefact"),
         lambda: store.all(kind="artefact"),
+        lambda: store.iter_items(kind="artefact"),  # (where it is called, not when read)
         lambda: assemble_context(store, "billing", kind="artefact"),
         lambda: SearchFilters(kind=("text", "artefact")),
     ):
