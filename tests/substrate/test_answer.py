@@ -1510,6 +1510,8 @@ def test_when_something_happens_is_not_answered_by_what_else_is_said_of_it() -> 
     # (what one does, not when: not held to a moment)
     s.add("text", "Use the staging cluster for load tests.")
     assert not extractive(s, "When do I use the staging cluster?").abstained
+    s.add("text", "Open an incident if the error rate stays above 5% for ten minutes.")
+    assert not extractive(s, "When do we open an incident?").abstained  # (a case, not a time)
 
 
 def test_which_organisation_is_answered_by_a_sentence_naming_one() -> None:
