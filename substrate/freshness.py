@@ -271,7 +271,7 @@ class FileChecker:
         many as it had then, hash as they did, and end a line. Such an item says what it did
         (``ingest`` leaves it as it is when it reads the lines added)."""
         size = prov.get("size")
-        if prov.get("format") not in PER_LINE_FORMATS or type(size) is not int:
+        if str(prov.get("format")) not in PER_LINE_FORMATS or type(size) is not int:
             return False
         if not 0 < size < state.size:
             return False

@@ -139,7 +139,7 @@ def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
     where = prov.get("path") or prov.get("source")
     if not isinstance(where, str) or not prov.get("content_hash"):
         return None
-    if prov.get("format") in PER_LINE_FORMATS:  # each line its own passage: a file appended
+    if str(prov.get("format")) in PER_LINE_FORMATS:  # each line its own passage: a file appended
         # to keeps its old lines' items, which record it as it was (``ingest``)
         return where, f"line {place_value(prov.get('index'))}", None
     return where, str(prov.get("section") or ""), place_value(prov.get("chunk"))
