@@ -391,6 +391,8 @@ def compute_action(
     skill: Any, *, name: str | None = None, cost: float = 1.0, description: str | None = None
 ) -> Action:
     """A COMPUTE action that runs a skill (a callable with optional ``name``/``description``)."""
+    if not callable(skill):
+        raise InvalidInputError(f"a skill is called with the question, not {type(skill).__name__}")
     label = name or getattr(skill, "name", None) or "compute"
     about = description if description is not None else (getattr(skill, "description", "") or "")
 

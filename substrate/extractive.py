@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from substrate.alternatives import names_other_alternative
@@ -102,7 +102,7 @@ class ExtractiveAnswerer:
         if asked is None:
             return ""
         candidates = _candidates(asked, packet)
-        if not candidates:
+        if not candidates or _when_said_of_less(asked, candidates, packet):
             return ""
         scored = _scored(asked, candidates, self.min_terms)
         chosen, picked, covered = self._choose(asked, candidates, scored)
@@ -246,6 +246,16 @@ class ExtractiveAnswerer:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
+
+
+def _when_said_of_less(asked: Asked, candidates: list[Quotable], packet: ContextPacket) -> bool:
+    """Whether, asked when, the sentences saying when say less of the question than one that
+    does not: "When does the design workshop start?" is not answered by "The onboarding
+    workshop starts in March." because the design workshop's sentence gives no time."""
+    if not asked.moment:
+        return False
+    every = _candidates(replace(asked, moment=False), packet)
+    return max(len(c.have) for c in candidates) < max(len(c.have) for c in every)
 
 
 def _leaves_out_an_identifier(question: str, chosen: list[str], covered: set[str]) -> bool:

@@ -51,6 +51,8 @@ class SearchFilters:
             raise InvalidInputError("tags must be a sequence of tag names, not one string")
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
         if self.kind is not None and not isinstance(self.kind, str):
+            if not isinstance(self.kind, Iterable) or not self.kind:  # (none: matches nothing)
+                raise InvalidInputError(f"kind names no kind: {self.kind!r}")
             object.__setattr__(self, "kind", tuple(dict.fromkeys(str(k) for k in self.kind)))
         for kind in (self.kind,) if isinstance(self.kind, str) else self.kind or ():
             require_kind(kind)

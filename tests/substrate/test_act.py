@@ -336,6 +336,7 @@ def test_external_model_refuses_settings_that_mean_nothing(
     ("build", "told"),
     [
         (lambda: ExternalModel(5), "generate must be callable, not int"),
+        (lambda: compute_action("adder"), "a skill is called with the question, not str"),
         (lambda: Reasoner(lambda q, c: "a", actions=[1]), "must be Action objects, not int"),
         (lambda: link_entities("new york", "new york"), "not one string"),
         (

@@ -1510,6 +1510,13 @@ def test_when_something_happens_is_not_answered_by_what_else_is_said_of_it() -> 
     # (what one does, not when: not held to a moment)
     s.add("text", "Use the staging cluster for load tests.")
     assert not extractive(s, "When do I use the staging cluster?").abstained
+    # nor by when another thing of its kind happens
+    workshops = Substrate()
+    workshops.add("text", "The onboarding workshop starts in March.")
+    workshops.add("text", "The design workshop starts with a welcome talk by the CTO.")
+    assert extractive(workshops, "When does the design workshop start?").abstained
+    told = extractive(workshops, "When does the onboarding workshop start?").answer
+    assert told == "The onboarding workshop starts in March. [1]"
     s.add("text", "Open an incident if the error rate stays above 5% for ten minutes.")
     assert not extractive(s, "When do we open an incident?").abstained  # (a case, not a time)
 

@@ -440,4 +440,7 @@ def test_a_kind_filter_naming_no_kind_is_refused_everywhere_as_retrieve_refuses_
     ):
         with pytest.raises(InvalidInputError, match="unknown kind 'artefact'"):
             call()
+    for none in ((), 5):  # (no kind at all: as read, "no such items")
+        with pytest.raises(InvalidInputError, match="kind names no kind"):
+            SearchFilters(kind=none)  # type: ignore[arg-type]
     assert [i.text for i, _ in store.search("billing", kind="text")] == ["billing runs nightly"]
