@@ -64,11 +64,14 @@ NoRedactOpt = Annotated[
 ]
 
 
-def _quiet(value: bool) -> bool:
-    """``--quiet``: also a wait for another writer goes unsaid (a cron run overlapping
-    another mailed its warning each time, and then did its work)."""
+def _quiet(ctx: typer.Context, value: bool) -> bool:
+    """``--quiet``: also a wait for another writer goes unsaid, for the command's run (a cron
+    run overlapping another mailed its warning each time, and then did its work)."""
     if value:
-        logging.getLogger("substrate.locking").setLevel(logging.ERROR)
+        locking = logging.getLogger("substrate.locking")
+        before = locking.level
+        locking.setLevel(logging.ERROR)
+        ctx.call_on_close(lambda: locking.setLevel(before))
     return value
 
 
