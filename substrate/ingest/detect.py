@@ -106,7 +106,7 @@ _TOOL_COPY = re.compile(
     r"\((?:[^()/]*['’]s\s+)?conflicted\s+copy\b[^()/]*\)[^/]*$"
     r"|\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]+)?[^/]*$"
     r"|_conflict-\d{8}-\d{6}[^/]*$"
-    r"|_(?:BASE|LOCAL|REMOTE|BACKUP)_\d+(?:\.[^/]*)?$"
+    r"|(?-i:_(?:BASE|LOCAL|REMOTE|BACKUP)_)\d+(?:\.[^/]*)?$"
     r"|(?:^|/)logseq/bak/",
     re.IGNORECASE,
 )
@@ -116,4 +116,14 @@ def tool_copy(rel: str) -> bool:
     """Whether the file at ``rel`` (its path within the folder walked, with ``/``) is a copy a
     sync or merge tool left beside another (``_TOOL_COPY``): a note's other version, which
     would answer beside it, and as often in its place."""
+    # (asked of every file a walk meets: most names hold none of the words looked for)
+    if not (
+        "onflict" in rel
+        or "ONFLICT" in rel
+        or "_BA" in rel
+        or "_LOCAL_" in rel
+        or "_REMOTE_" in rel
+        or "logseq/bak/" in rel
+    ):
+        return False
     return _TOOL_COPY.search(rel) is not None
