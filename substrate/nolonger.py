@@ -6,12 +6,23 @@ present ("Dana Kim is the on-call lead") is not backed, nor answered, by it.
 from __future__ import annotations
 
 import re
+import time
 
 from substrate.context.compress import terms
 
 _MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
 # The words that put what a clause says in the past. "Previously" and "former" only where they
 # open it or follow a possessive: within prose they say "earlier" ("has previously been
@@ -20,9 +31,13 @@ _MONTHS = (
 _NO_LONGER = re.compile(
     r"(?:^|[;:(]|\s[-–—]\s)\W*(?:previously|former(?:ly)?)\b"
     r"|\b(?:a|an|his|her|their|our|my|your|its)\s+former\b|\bformerly\b"
-    r"|\bno\s+longer\b|\bnot\s+any\s*more\b|\bex-(?=\w)"
-    rf"|\buntil\s+(?:recently|last\b|(?:early\s+|late\s+|mid-?)?(?:{_MONTHS})\b|\d{{4}}\b|"
-    rf"\d{{1,2}}\s+(?:{_MONTHS})\b)",
+    r"|\bno\s+longer\b|\bnot\s+any\s*more\b|\bex-(?=\w)|\buntil\s+(?:recently|last)\b",
+    re.IGNORECASE,
+)
+# "until 2025", "until March 2026": past when that time is (not "valid until 2030")
+_UNTIL = re.compile(
+    r"\buntil\s+(?:\d{1,2}\s+)?(?:(?:early|late|mid-?)\s*)?"
+    rf"(?:(?P<month>{'|'.join(_MONTHS)})\s+)?(?P<year>\d{{4}})\b",
     re.IGNORECASE,
 )
 # What makes a claim or a question one of the past itself: what it asks of, it may say
@@ -48,9 +63,22 @@ def no_longer_so(sentence: str, names: frozenset[str] | set[str], *, quoted: boo
     of them, or ``names`` is empty. A sentence ``quoted`` whole as an answer answers when it
     tells what holds now as well ("... led by Priya Nair until 2025; Tom Berg leads it now"),
     which no claim of Priya Nair's leading it may be backed by."""
-    if not names or _NO_LONGER.search(sentence) is None:
+    if not names or (_NO_LONGER.search(sentence) is None and _UNTIL.search(sentence) is None):
         return False
     if quoted and _NOW.search(sentence):
         return False
     about = [clause for clause in _CLAUSES.split(sentence) if names & terms(clause)]
-    return bool(about) and all(_NO_LONGER.search(clause) for clause in about)
+    return bool(about) and all(_ended(clause) for clause in about)
+
+
+def _ended(clause: str) -> bool:
+    """Whether ``clause`` says what it tells held until a time now past, or no more."""
+    if _NO_LONGER.search(clause):
+        return True
+    now = time.gmtime()
+    for until in _UNTIL.finditer(clause):
+        month = until["month"]
+        when = (int(until["year"]), _MONTHS.index(month.lower()) + 1 if month else 12)
+        if when < (now.tm_year, now.tm_mon):
+            return True
+    return False

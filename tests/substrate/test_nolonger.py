@@ -29,6 +29,7 @@ HANDBOOK = (
         ("The team was led by Priya Nair until 2025; Tom Berg leads it now.", "Priya Nair", True),
         ("The team was led by Priya Nair until 2025; Tom Berg leads it now.", "Tom Berg", False),
         ("The office is open until 6 pm.", "office", False),  # (a time of day, not a change)
+        ("The signing key is valid until 2090.", "signing key", False),  # (a time to come)
         ("Bob Chen is the on-call lead.", "Bob Chen", False),
         ("He ran the billing-api until 2024.", "billing-api", True),
         ("Eggs used to passage the virus were tested.", "virus", False),
