@@ -102,6 +102,8 @@ class Asked:
     # "When was the Azure provider added?": a moment is asked for, which a sentence with none
     # (the plugin's install command) does not say
     moment: bool = False
+    # "Why are security reviews required?": a sentence giving no reason restates the rule
+    why: bool = False
 
 
 def read_question(question: str, packet: ContextPacket) -> Asked | None:
@@ -169,6 +171,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         owns=_owning_asked(question),
         parts=parts,
         moment=_WHEN_PAST.match(question) is not None,
+        why=_WHY.match(question) is not None,
     )
 
 

@@ -248,6 +248,23 @@ class ExtractiveAnswerer:
         return self.answer_packet(question, packet)
 
 
+# How a sentence gives a reason or a purpose: "because ...", "so that ...", "to avoid ...",
+# "..., which means ...", "Reason: ..."
+_GIVES_A_REASON = re.compile(
+    r"\b(?:because|since|as\s+a\s+result|due\s+to|owing\s+to|thanks\s+to|so\s+that|so\s+as\s+to|"
+    r"in\s+order\s+to|to\s+(?:ensure|avoid|prevent|keep|make\s+sure|protect|reduce|limit|allow|"
+    r"enable|meet|comply|satisfy|catch|stop)|for\s+the\s+sake\s+of|therefore|hence|thus|"
+    r"which\s+(?:means|is\s+why)|that\s+is\s+why|this\s+is\s+why|caused\s+by|causes?|"
+    r"leads?\s+to|results?\s+(?:in|from)|reasons?|rationale|motivation|why|explains?|"
+    r"required\s+by|mandated\s+by|worth|too\s+(?:slow|costly|expensive|complex|risky|hard|big|"
+    r"small|few|many|much|little)|costs?\s+(?:more|less)|cheaper|faster|slower|simpler|safer|"
+    r"better|worse)\b"
+    # a decision, then its grounds after a colon: "We rejected it: maintaining C costs ..."
+    r"|\b(?:rejected|chose|chosen|decided|picked|dropped|moved|switched|adopted)\b[^.:]*:\s",
+    re.IGNORECASE,
+)
+
+
 def _when_said_of_less(asked: Asked, candidates: list[Quotable], packet: ContextPacket) -> bool:
     """Whether, asked when, the sentences saying when say less of the question than one that
     does not: "When does the design workshop start?" is not answered by "The onboarding
@@ -343,6 +360,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
     if asked.moment and not states_moment(f"{heading} {sentence}"):
         return None  # asked when, a sentence saying no time ("Install it with ...") does not
+    if asked.why and not _GIVES_A_REASON.search(f"{heading} {sentence}"):
+        return None  # asked why, "Security reviews are required for every vendor." says not
     # what a section's headings name, the sentences under it speak of: they count when they
     # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
     # not for one asking more than the section

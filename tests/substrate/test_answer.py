@@ -3204,3 +3204,13 @@ def test_a_merge_left_unresolved_is_quoted_side_by_side_without_its_marks() -> N
     assert answer == (
         "The gamma server listens on port 8080. [1] The gamma server listens on port 9090. [1]"
     )
+
+
+def test_a_why_question_is_answered_by_a_sentence_giving_a_reason() -> None:
+    # "Why are security reviews required?" quoted the rule, which gives none, at 1.00
+    s = Substrate()
+    s.add("text", "# Policies\n\nSecurity reviews are required for every new vendor.\n")
+    s.add("text", "# Backups\n\nBackups run nightly because the database changes all day.\n")
+    assert extractive(s, "Why are security reviews required?").abstained
+    answer = extractive(s, "Why do backups run nightly?").answer
+    assert answer == "Backups run nightly because the database changes all day. [1]"
