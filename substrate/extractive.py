@@ -248,6 +248,8 @@ class ExtractiveAnswerer:
         return self.answer_packet(question, packet)
 
 
+# A sentence that opens as an example: what it gives is not the value asked for
+_AN_EXAMPLE = re.compile(r"\W*(?:for\s+(?:example|instance)|e\.\s?g\.|say,)", re.IGNORECASE)
 # How a sentence gives a reason or a purpose: "because ...", "so that ...", "to avoid ...",
 # "..., which means ...", "Reason: ..."
 _GIVES_A_REASON = re.compile(
@@ -360,6 +362,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
     if asked.moment and not states_moment(f"{heading} {sentence}"):
         return None  # asked when, a sentence saying no time ("Install it with ...") does not
+    if asked.frame and _AN_EXAMPLE.match(sentence) and "example" not in asked.question.lower():
+        return None  # "For example, you might set retries to 3 in a test." is no setting
     if asked.why and not _GIVES_A_REASON.search(f"{heading} {sentence}"):
         return None  # asked why, "Security reviews are required for every vendor." says not
     # what a section's headings name, the sentences under it speak of: they count when they

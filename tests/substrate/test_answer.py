@@ -3214,3 +3214,15 @@ def test_a_why_question_is_answered_by_a_sentence_giving_a_reason() -> None:
     assert extractive(s, "Why are security reviews required?").abstained
     answer = extractive(s, "Why do backups run nightly?").answer
     assert answer == "Backups run nightly because the database changes all day. [1]"
+
+
+def test_a_value_asked_for_is_not_answered_by_an_example() -> None:
+    # under a FAQ heading that matched the question, the example was quoted, not the value
+    s = Substrate()
+    s.add(
+        "text",
+        "# FAQ\n\n## How many retries does the client make?\n\nFor example, you might set "
+        "retries to 3 in a test. The production client makes 5 retries.\n",
+    )
+    answer = extractive(s, "How many retries does the client make?").answer
+    assert answer == "The production client makes 5 retries. [1]"
