@@ -104,6 +104,9 @@ class Asked:
     moment: bool = False
     # "Why are security reviews required?": a sentence giving no reason restates the rule
     why: bool = False
+    # "budget requests" of "Who approves budget requests?": a sentence of production access
+    # requests names another thing done to (the kind of thing, "service", need not be said)
+    done_to: frozenset[str] = frozenset()
 
 
 def read_question(question: str, packet: ContextPacket) -> Asked | None:
@@ -172,6 +175,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         parts=parts,
         moment=_WHEN_PAST.match(question) is not None,
         why=_WHY.match(question) is not None,
+        done_to=_done_to(question),
     )
 
 
@@ -436,6 +440,26 @@ _WHO_DOES = re.compile(
     r"(?!(?:is|are|was|were|be|been|does|do|did|can|could|will|would|should|shall|"
     r"may|might|must|has|have|had)\b)(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
+)
+
+
+def _done_to(question: str) -> frozenset[str]:
+    """The terms of what a "who" question's verb is done to ("budget", "request" of "Who
+    approves budget requests?"), less the kind of thing it is ("service", "team")."""
+    found = _WHO_DOES.match(question)
+    if not found:
+        return frozenset()
+    # (what a clause says of it is the clause's to say: "the team that owns the gizmo")
+    rest = _CLAUSE_START.split(question[found.end() :], maxsplit=1)[0]
+    return terms(" ".join(w for w in rest.split() if w.lower().strip("?.!,") not in _KIND_WORDS))
+
+
+_CLAUSE_START = re.compile(r"\b(?:that|which|who|whom|whose|where|when|while)\b", re.IGNORECASE)
+# The kinds of things a name may be said without ("the billing-worker" of "the billing-worker
+# service")
+_KIND_WORDS = frozenset(
+    """service services team teams app application project repo repository library tool
+    system job worker queue database cluster pipeline component api site platform""".split()
 )
 
 

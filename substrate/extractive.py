@@ -471,6 +471,8 @@ def _scored(asked: Asked, candidates: list[Quotable], min_terms: int) -> list[_S
             continue
         if asked.relation and not asked.relation & (have | terms(said)):
             continue
+        if asked.done_to - (have | terms(said) | terms(candidate.heading)):
+            continue  # who approves budget requests: not who approves access requests
         # (in its own words: "95.2" is no version asked; and not as much only: "The
         # search-gateway fronts the product search cluster." is no p99 of it)
         if asked.said_by_blank and len(terms(said) & wanted) <= asked.said_by_blank:

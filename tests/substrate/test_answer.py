@@ -3226,3 +3226,13 @@ def test_a_value_asked_for_is_not_answered_by_an_example() -> None:
     )
     answer = extractive(s, "How many retries does the client make?").answer
     assert answer == "The production client makes 5 retries. [1]"
+
+
+def test_who_does_something_is_answered_by_a_sentence_of_what_it_is_done_to() -> None:
+    # "Who approves budget requests?" quoted who approves production access requests
+    s = Substrate()
+    s.add("text", "# People\n\nCarol Diaz approves production access requests.\n")
+    s.add("text", "# Budget\n\nThe 2025 infrastructure budget was $120,000.\n")
+    assert extractive(s, "Who approves budget requests?").abstained
+    told = extractive(s, "Who approves production access requests?").answer
+    assert told == "Carol Diaz approves production access requests. [1]"
