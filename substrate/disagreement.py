@@ -24,7 +24,10 @@ MAX_VALUE_WORDS = 3
 
 def differ_in_one_value(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` are the same sentence but for one run of a few words at
-    the same place: the same statement with another value."""
+    the same place: the same statement with another value. Two quotes led by labels that
+    differ only in their dates or numbers ("Meeting 2026-09-14: ..." and "Meeting 2026-10-12:
+    ...", two meetings' minutes) are compared without them."""
+    one, other = _without_dated_labels(one, other)
     a, b = _words(one), _words(other)
     changes = _joined_changes(difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes())
     if len(changes) != 1 or changes[0][0] != "replace":
@@ -35,6 +38,22 @@ def differ_in_one_value(one: str, other: str) -> bool:
     if _in_the_subject(a, a0):
         return False
     return _as_valued(a[a0:a1]) != _as_valued(b[b0:b1])
+
+
+# A quote's label: a few words before a colon that opens it ("Meeting 2026-09-14: ")
+_LABEL = re.compile(r"\s*([^:.!?\n]{1,60}):\s+(?=\S)")
+
+
+def _without_dated_labels(one: str, other: str) -> tuple[str, str]:
+    """``one`` and ``other`` without their labels, when both have one and the two differ
+    only in words holding a digit (dates, numbers); else as they are."""
+    a, b = _LABEL.match(one), _LABEL.match(other)
+    if a is None or b is None or a[1] == b[1]:
+        return one, other
+    undated = [[w for w in _words(m[1]) if not any(c.isdigit() for c in w)] for m in (a, b)]
+    if undated[0] != undated[1]:  # ("billing-api: ..." and "billing-worker: ...": two things)
+        return one, other
+    return one[a.end() :], other[b.end() :]
 
 
 def _joined_changes(

@@ -16,6 +16,13 @@ from substrate.disagreement import differ_in_one_value, disagreements
             True,
         ),
         ("Deploys run on Mondays.", "Deploys run on Fridays.", True),
+        # the minutes of two meetings: labels differing only in their dates are set aside
+        (
+            "Meeting 2026-09-14: Retention for logs is 30 days.",
+            "Meeting 2026-10-12: Retention for logs is 90 days.",
+            True,
+        ),
+        ("billing-api: The port is 8443.", "billing-worker: The port is 9000.", False),
         # a day and its time, one shared word apart, are one value
         ("The deploy window is Tuesday at 10:00.", "The deploy window is Monday at 09:00.", True),
         ("The team meets on Monday at the office.", "The team eats on Friday at the cafe.", False),
