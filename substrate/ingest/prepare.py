@@ -263,7 +263,7 @@ def _grown_from(ticket: Ticket, data: bytes) -> int:
     size = ticket.known_size
     if ticket.fmt not in PER_LINE_FORMATS or not ticket.known_hash or not 0 < size < len(data):
         return 0
-    if data[size - 1] != 0x0A or content_digest(data[:size]) != ticket.known_hash:
+    if data[size - 1] != 0x0A or content_digest(memoryview(data)[:size]) != ticket.known_hash:
         return 0
     return size
 

@@ -519,14 +519,10 @@ class SourceCache:
         self.states[key] = full
         return full
 
-    def known_hash(self, origin: str, options: str) -> str:
-        """The content hash stored for ``origin`` under ``options`` ("" when none); it does not
-        read the item ids, so a touched file costs no more than its own hash."""
-        return self.known_version(origin, options)[1]
-
     def known_version(self, origin: str, options: str) -> tuple[int, str]:
         """The size and content hash stored for ``origin`` under ``options`` ((0, "") when
-        none), read as ``known_hash`` reads the hash."""
+        none); it does not read the item ids, so a touched file costs no more than its own
+        hash."""
         state = self.states.get(self._key(origin))
         if state is None:
             return 0, ""

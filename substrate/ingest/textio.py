@@ -130,7 +130,7 @@ def _wide(data: bytes, wide: WideEncoding) -> str:
         ) from None
 
 
-def content_digest(data: bytes) -> str:
+def content_digest(data: bytes | memoryview) -> str:
     """The content hash recorded at ingest: sha256, first 32 hex digits.
 
     The same value ``content_hash(path)`` of the freshness checks computes from the file, so a
