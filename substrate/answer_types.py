@@ -21,6 +21,21 @@ from collections.abc import Callable
 
 Statement = Callable[[str], object]
 
+# The months by name, in their order
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
@@ -111,8 +126,7 @@ _PRODUCT = re.compile(r"(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|St)[A-Z]).[^\W\d_]*[A
 # A month or a day by its name, whole or shortened ("March", "Aug.", "Mondays"), not a place
 # that begins like one ("Marseille", "Augsburg")
 _TIME_NAME = re.compile(
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+    rf"(?:{'|'.join(MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
     rf"|{_WEEKDAY}s?",
     re.IGNORECASE,
 )

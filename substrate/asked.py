@@ -21,6 +21,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
 from substrate.designators import designators, numbered_terms
 from substrate.identifiers import IDENTIFIER, identifiers
+from substrate.kindnames import KIND_WORDS
 from substrate.negated import Sides, sides
 from substrate.notestatus import STATES
 from substrate.questions import (
@@ -451,16 +452,17 @@ def _done_to(question: str) -> frozenset[str]:
         return frozenset()
     # (what a clause says of it is the clause's to say: "the team that owns the gizmo")
     rest = _CLAUSE_START.split(question[found.end() :], maxsplit=1)[0]
-    return terms(" ".join(w for w in rest.split() if w.lower().strip("?.!,") not in _KIND_WORDS))
+    # (the kind of thing need not be said: "the billing-worker" of "the billing-worker service")
+    return terms(" ".join(w for w in rest.split() if w.lower().strip("?.!,") not in _SAID_WITHOUT))
 
 
 _CLAUSE_START = re.compile(r"\b(?:that|which|who|whom|whose|where|when|while)\b", re.IGNORECASE)
-# The kinds of things a name may be said without ("the billing-worker" of "the billing-worker
-# service")
-_KIND_WORDS = frozenset(
-    """service services team teams app application project repo repository library tool
-    system job worker queue database cluster pipeline component api site platform""".split()
-)
+# The kinds a thing is named with (``kindnames``), and the words that end a name of one's parts
+# ("the billing-worker" of "the billing-worker job"): each may go unsaid
+_SAID_WITHOUT = KIND_WORDS | {
+    *("repo", "repository", "tool", "system", "job", "worker", "component", "api", "site"),
+    "platform",
+}
 
 
 def _who_does(question: str) -> frozenset[str]:

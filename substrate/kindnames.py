@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 # The kinds of things a capitalised name before them names: "the Media team", "Billing service"
-_KINDS = frozenset(
-    """team teams squad group department office service services project app application
-    database queue cluster pipeline library product channel board committee unit""".split()
+KIND_WORDS = frozenset(
+    """team teams squad group department office committee unit board channel service services
+    project app application product library database queue cluster pipeline""".split()
 )
 # A word, and what comes before it since the word before: a name's words are only blanks apart
 _WORD = re.compile(r"(?P<gap>[^A-Za-z]*)(?P<word>[A-Za-z][\w-]*)")
@@ -34,11 +34,11 @@ def kind_names(text: str) -> frozenset[tuple[tuple[str, ...], str]]:
         word, low = m["word"], m["word"].lower()
         if m["gap"].strip():  # punctuation between: "Since March, Media team" names "Media"
             run = []
-        if low in _KINDS and run:
+        if low in KIND_WORDS and run:
             kind = "service" if low == "services" else low.removesuffix("s")
             found.add((tuple(run), kind))
             run = []
-        elif word[0].isupper() and low not in _NOT_NAMES and low not in _KINDS:
+        elif word[0].isupper() and low not in _NOT_NAMES and low not in KIND_WORDS:
             run.append(low)
         else:
             run = []

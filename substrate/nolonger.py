@@ -8,22 +8,9 @@ from __future__ import annotations
 import re
 import time
 
+from substrate.answer_types import MONTHS
 from substrate.context.compress import terms
 
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 # The words that put what a clause says in the past. "Previously" and "former" only where they
 # open it or follow a possessive: within prose they say "earlier" ("has previously been
 # shown") or "the first of two" ("the former method"). ("Used to" is not one: "eggs used to
@@ -37,7 +24,7 @@ _NO_LONGER = re.compile(
 # "until 2025", "until March 2026": past when that time is (not "valid until 2030")
 _UNTIL = re.compile(
     r"\buntil\s+(?:\d{1,2}\s+)?(?:(?:early|late|mid-?)\s*)?"
-    rf"(?:(?P<month>{'|'.join(_MONTHS)})\s+)?(?P<year>\d{{4}})\b",
+    rf"(?:(?P<month>{'|'.join(MONTHS)})\s+)?(?P<year>\d{{4}})\b",
     re.IGNORECASE,
 )
 # What makes a claim or a question one of the past itself: what it asks of, it may say
@@ -78,7 +65,7 @@ def _ended(clause: str) -> bool:
     now = time.gmtime()
     for until in _UNTIL.finditer(clause):
         month = until["month"]
-        when = (int(until["year"]), _MONTHS.index(month.lower()) + 1 if month else 12)
+        when = (int(until["year"]), MONTHS.index(month.lower()) + 1 if month else 12)
         if when < (now.tm_year, now.tm_mon):
             return True
     return False

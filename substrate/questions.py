@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import (
+    MONTHS,
     TYPE_FRAMES,
     states_day,
     states_money,
@@ -162,8 +163,7 @@ _MOMENT = re.compile(
     r"|\b(?:version|release|v)\s?\d|\b\d+\.\d+(?:\.\d+)*\b"
     # a month, an hour ("at 9", "at nine o'clock", "9 to 5"), a part of the day: an hour's
     # number ends its clause or is said to be one ("at 10 requests per second" is none)
-    r"|\b(?:in|from|by|until)\s+(?:early\s+|late\s+|mid-?)?(?:january|february|march|april|may|"
-    r"june|july|august|september|october|november|december)\b"
+    rf"|\b(?:in|from|by|until)\s+(?:early\s+|late\s+|mid-?)?(?:{'|'.join(MONTHS)})\b"
     r"|\bat\s+(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     rf"{_AN_HOUR_SAID}|\bat\s+(?:noon|midnight|dawn|dusk)\b"
     r"|\b(?:in\s+the\s+)?(?:morning|afternoon|evening)s?\b"
