@@ -3208,12 +3208,12 @@ def test_a_merge_left_unresolved_is_quoted_side_by_side_without_its_marks() -> N
 
 def test_a_why_question_is_answered_by_a_sentence_giving_a_reason() -> None:
     # "Why are security reviews required?" quoted the rule, which gives none, at 1.00
-    s = Substrate()
-    s.add("text", "# Policies\n\nSecurity reviews are required for every new vendor.\n")
-    s.add("text", "# Backups\n\nBackups run nightly because the database changes all day.\n")
-    assert extractive(s, "Why are security reviews required?").abstained
-    answer = extractive(s, "Why do backups run nightly?").answer
-    assert answer == "Backups run nightly because the database changes all day. [1]"
+    _abstains_until_told(
+        "Why are security reviews required?",
+        ("# Policies\n\nSecurity reviews are required for every new vendor.\n",),
+        "# Vendors\n\nSecurity reviews are required because vendors hold customer data.\n",
+        "because vendors hold customer data",
+    )
 
 
 def test_a_value_asked_for_is_not_answered_by_an_example() -> None:
@@ -3230,9 +3230,12 @@ def test_a_value_asked_for_is_not_answered_by_an_example() -> None:
 
 def test_who_does_something_is_answered_by_a_sentence_of_what_it_is_done_to() -> None:
     # "Who approves budget requests?" quoted who approves production access requests
-    s = Substrate()
-    s.add("text", "# People\n\nCarol Diaz approves production access requests.\n")
-    s.add("text", "# Budget\n\nThe 2025 infrastructure budget was $120,000.\n")
-    assert extractive(s, "Who approves budget requests?").abstained
-    told = extractive(s, "Who approves production access requests?").answer
-    assert told == "Carol Diaz approves production access requests. [1]"
+    _abstains_until_told(
+        "Who approves budget requests?",
+        (
+            "# People\n\nCarol Diaz approves production access requests.\n",
+            "# Budget\n\nThe 2025 infrastructure budget was $120,000.\n",
+        ),
+        "# Finance\n\nDan Ito approves budget requests.\n",
+        "Dan Ito approves budget requests.",
+    )
