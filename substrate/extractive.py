@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from substrate.alternatives import names_other_alternative
@@ -102,7 +102,9 @@ class ExtractiveAnswerer:
         if asked is None:
             return ""
         candidates = _candidates(asked, packet)
-        if not candidates or _when_said_of_less(asked, candidates, packet):
+        if asked.moment:
+            candidates = _saying_when(candidates)
+        if not candidates:
             return ""
         scored = _scored(asked, candidates, self.min_terms)
         chosen, picked, covered = self._choose(asked, candidates, scored)
@@ -267,14 +269,16 @@ _GIVES_A_REASON = re.compile(
 )
 
 
-def _when_said_of_less(asked: Asked, candidates: list[Quotable], packet: ContextPacket) -> bool:
-    """Whether, asked when, the sentences saying when say less of the question than one that
-    does not: "When does the design workshop start?" is not answered by "The onboarding
-    workshop starts in March." because the design workshop's sentence gives no time."""
-    if not asked.moment:
-        return False
-    every = _candidates(replace(asked, moment=False), packet)
-    return max(len(c.have) for c in candidates) < max(len(c.have) for c in every)
+def _saying_when(candidates: list[Quotable]) -> list[Quotable]:
+    """Of ``candidates`` to a question asking when, those saying when (a sentence saying no
+    time, "Install it with ...", does not answer it); none when they say less of the question
+    than one that does not: "When does the design workshop start?" is not answered by "The
+    onboarding workshop starts in March." because the design workshop's sentence gives no
+    time."""
+    timed = [c for c in candidates if states_moment(f"{c.heading} {c.sentence}")]
+    if not timed or max(len(c.have) for c in timed) < max(len(c.have) for c in candidates):
+        return []
+    return timed
 
 
 def _leaves_out_an_identifier(question: str, chosen: list[str], covered: set[str]) -> bool:
@@ -360,8 +364,6 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
     if not asked.of_time and _DATE_LINE.match(sentence):
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
-    if asked.moment and not states_moment(f"{heading} {sentence}"):
-        return None  # asked when, a sentence saying no time ("Install it with ...") does not
     if asked.frame and _AN_EXAMPLE.match(sentence) and "example" not in asked.question.lower():
         return None  # "For example, you might set retries to 3 in a test." is no setting
     if asked.why and not _GIVES_A_REASON.search(f"{heading} {sentence}"):
