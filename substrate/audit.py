@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.derived import END_FILE
 from substrate.errors import CorruptShardError, scope_set
-from substrate.lineage import audit_substrate
+from substrate.lineage import audit_with_holders
 from substrate.logend import HEADER_LOST, OLDER_COPY
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE
@@ -179,7 +179,9 @@ def _lineage_section(
     log_section: dict[str, Any],
 ) -> dict[str, Any]:
     try:
-        result = audit_substrate(substrate, scope=scope, scopes=scopes, own_scope=own_scope)
+        result, nearest = audit_with_holders(
+            substrate, scope=scope, scopes=scopes, own_scope=own_scope
+        )
     except CorruptShardError as exc:
         # The whole sweep reads every line, so this is where a corrupt line shows up.
         if "error" not in log_section:
@@ -187,20 +189,15 @@ def _lineage_section(
             log_section.update(ok=False, error=reason)
             log_section["problems"].append(f"corrupt log: {reason}")
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
-    holders = _holders(substrate, result["broken"])
-    for entry in result["broken"]:  # which items hold the links that dangle, as verify-lineage
+    problems = []
+    for entry in result["broken"]:  # which item holds each link that dangles, as verify-lineage
         # (by id: a link into a scope the reader cannot read is named by no id, nor held here)
-        held = {
-            target: sorted(holders[target]) for target in entry["dangling"] if target in holders
+        held = nearest.get(entry["item_id"], {})
+        entry["held_by"] = {
+            target: [held[target]] for target in entry["dangling"] if target in held
         }
-        entry["held_by"] = held
-    problems = [
-        f"item {b['item_id']}: dangling link(s) to "
-        + ", ".join(
-            held_by(target, holders.get(target, []), b["item_id"]) for target in b["dangling"]
-        )
-        for b in result["broken"]
-    ]
+        shown = (held_by(t, held.get(t), entry["item_id"]) for t in entry["dangling"])
+        problems.append(f"item {entry['item_id']}: dangling link(s) to " + ", ".join(shown))
     return {"checked": True, **result, "problems": problems}
 
 
@@ -272,22 +269,11 @@ def _name_char(char: str, also: str) -> bool:
     return bool(char) and (char.isalnum() or char == "_" or char in also)
 
 
-def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Dangling id -> the broken items that link to it themselves (the others only lead to
-    one of those): each holder of a dangling link is broken too, so it is in ``broken``."""
-    out: dict[str, list[str]] = {}
-    for entry in broken:
-        item = substrate.peek(entry["item_id"])  # (not kept: a sweep may read thousands)
-        for target in set(item.links if item is not None else ()) & set(entry["dangling"]):
-            out.setdefault(target, []).append(entry["item_id"])
-    return out
-
-
-def held_by(target: str, holders: list[str], item_id: str) -> str:
+def held_by(target: str, holder: str | None, item_id: str) -> str:
     """``target``, and which item holds the link when ``item_id`` only leads to it."""
-    if not holders or item_id in holders:
+    if holder is None or holder == item_id:
         return target
-    return f"{target} (held by {', '.join(sorted(holders))})"
+    return f"{target} (held by {holder})"
 
 
 def _derived_files_problems(index: Path) -> list[str]:

@@ -153,6 +153,7 @@ class LinkGraph:
         self.links: list[tuple[str, ...]] = []
         self.audited: list[bool] = []
         self.own: list[bool] = []
+        self._resolved: tuple[list[list[int]], list[frozenset[str]]] = ([], [])
 
     def add(self, item: SubstrateItem, *, audited: bool = True, own: bool = False) -> None:
         """Record ``item``; ``audited=False`` makes it resolvable but not reported on; ``own``:
@@ -180,6 +181,7 @@ class LinkGraph:
             for i in range(len(self.ids))
             if self.audited[i] and closure[i]
         ]
+        self._resolved = (succ, direct)
         n_items = sum(self.audited)
         return {
             "n_items": n_items,
@@ -187,6 +189,38 @@ class LinkGraph:
             "n_broken": len(broken),
             "broken": broken,
         }
+
+    def nearest_holders(self) -> dict[str, dict[str, str]]:
+        """After ``audit``: for each item that leads to a dangling id, and each such id, the
+        item nearest to it (itself, or one reached through its links, as ``verify_lineage``
+        names it) whose own link that is. ``UNRESOLVED`` is named by no id, so held by none.
+
+        One breadth-first walk back along the links from each dangling id's holders: an item
+        is reached once per id it leads to, so the work is the size of the answer (naming
+        every holder each item leads to was quadratic in a link many items hold).
+        """
+        succ, direct = self._resolved
+        preds: list[list[int]] = [[] for _ in succ]
+        for i, targets in enumerate(succ):
+            for j in targets:
+                preds[j].append(i)
+        holders: dict[str, list[int]] = {}
+        for i, missing in enumerate(direct):
+            for target in missing - {UNRESOLVED}:
+                holders.setdefault(target, []).append(i)
+        nearest: dict[str, dict[str, str]] = {}
+        for target, first in holders.items():
+            held = {i: i for i in first}
+            queue = deque(first)
+            while queue:
+                v = queue.popleft()
+                for u in preds[v]:
+                    if u not in held:
+                        held[u] = held[v]
+                        queue.append(u)
+            for i, holder in held.items():
+                nearest.setdefault(self.ids[i], {})[target] = self.ids[holder]
+        return nearest
 
     def _resolve(self, sees_every_scope: bool) -> tuple[list[list[int]], list[frozenset[str]]]:
         succ: list[list[int]] = []
@@ -311,8 +345,19 @@ def audit_substrate(
     Returns:
         ``{"n_items", "n_intact", "n_broken", "broken": [{"item_id", "dangling"}]}``.
     """
+    return audit_with_holders(substrate, scope=scope, scopes=scopes, own_scope=own_scope)[0]
+
+
+def audit_with_holders(
+    substrate: Substrate,
+    *,
+    scope: str | None = None,
+    scopes: Collection[str] | None = None,
+    own_scope: str | None = None,
+) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+    """``audit_substrate``'s report, and its graph's ``nearest_holders``."""
     graph = LinkGraph()
     for item in substrate.iter_items(scopes=scopes):
         audited = scope is None or item.scope == scope
         graph.add(item, audited=audited, own=own_scope is not None and item.scope == own_scope)
-    return graph.audit(sees_every_scope=scopes is None)
+    return graph.audit(sees_every_scope=scopes is None), graph.nearest_holders()

@@ -7,6 +7,7 @@ stdout (readable, or one JSON document with --json).
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
@@ -378,13 +379,14 @@ def verify_lineage_cmd(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(help="Item id.", callback=given_ids)],
     max_depth: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--max-depth",
             min=0,
+            show_default="every link, however deep",
             help="How many links deep to follow (the links found there are still checked).",
         ),
-    ] = 20,
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
     """Follow an item's links transitively; exits 1 if any of them is dangling.
@@ -399,7 +401,10 @@ def verify_lineage_cmd(
     if visible_item(substrate, item_id, scopes) is None:
         raise NotFoundError(f"no item with id {item_id}")
     own = _own_scope(app_state)
-    report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes, own_scope=own)
+    # all the way by default (the library's 20 is the seed's): "intact" then means it, as in
+    # `mixle audit`, where a chain longer than 20 links had passed for sound
+    depth = sys.maxsize if max_depth is None else max_depth
+    report = verify_lineage(substrate, item_id, max_depth=depth, scopes=scopes, own_scope=own)
     if json:
         extra = {"held_by": report.held_by, "unfollowed": report.unfollowed}
         output.emit_json({**output.with_id(report.as_dict()), **extra})
@@ -412,7 +417,7 @@ def verify_lineage_cmd(
             f"depth {report.depth}{beyond})"
         )
     else:
-        links = [held_by(t, [report.held_by[t]], item_id) for t in report.dangling]
+        links = [held_by(t, report.held_by.get(t), item_id) for t in report.dangling]
         output.emit_text(
             output.one_line(f"{item_id}: broken, dangling link(s) to {', '.join(links)}")
         )

@@ -785,3 +785,35 @@ def test_audit_json_names_holders_by_id_only(mixle: Run, shard: Substrate) -> No
     [entry] = mixle("--as", "ops", "audit", "--json").json()["lineage"]["broken"]
     assert entry["item_id"] == a and gone not in entry["dangling"]
     assert entry["held_by"] == {}
+
+
+def test_verify_lineage_follows_every_link_by_default(mixle: Run, shard: Substrate) -> None:
+    # a chain longer than the library's default depth of 20 broken at its far end: the
+    # command's "intact" had passed it for sound, where `mixle audit` found it broken
+    previous = shard.add("text", "the far end", links=["feedfacefeedface"])
+    for n in range(25):
+        previous = shard.add("text", f"link {n}", links=[previous])
+    shard.save()
+    result = mixle("verify-lineage", previous)
+    assert result.exit_code == 1 and "dangling link(s) to feedfacefeedface" in result.stdout
+    limited = mixle("verify-lineage", previous, "--max-depth", "20")
+    assert limited.exit_code == 0 and "past --max-depth 20 not followed" in limited.stdout
+
+
+def test_audit_names_the_holder_each_broken_item_leads_to(mixle: Run, shard: Substrate) -> None:
+    # two items hold a link to a removed hub; a third leads to it through one of them: each
+    # is told of its own holder, not of every item holding that link (which grew with the
+    # square of the holders)
+    hub = "feedfacefeedface"
+    x = shard.add("text", "x", links=[hub])
+    y = shard.add("text", "y", links=[hub])
+    z = shard.add("text", "z", links=[x])
+    shard.save()
+    result = mixle("audit")
+    assert f"item {z}: dangling link(s) to {hub} (held by {x})\n" in result.stdout
+    assert f"item {y}: dangling link(s) to {hub}\n" in result.stdout
+    held = {
+        b["item_id"]: b["held_by"] for b in mixle("audit", "--json").json()["lineage"]["broken"]
+    }
+    assert held == {x: {hub: [x]}, y: {hub: [y]}, z: {hub: [x]}}
+    assert mixle("verify-lineage", z, "--json").json()["held_by"] == {hub: x}
