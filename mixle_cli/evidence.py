@@ -15,6 +15,11 @@ from mixle_cli.errors import refused_now, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_lines, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
+# The provenance key naming the explicit command that read an item's file where its other
+# fields do not: `ingest-docs` and `ingest-file` of a JSON Lines file record them alike
+INGESTED_AS = "ingested_as"
+DOCS = "docs"
+
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
 # its last value, silently).
 KindsOpt = Annotated[

@@ -17,7 +17,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import given_ids
+from mixle_cli.evidence import DOCS, INGESTED_AS, given_ids
 
 if TYPE_CHECKING:
     from substrate import SubstrateItem
@@ -321,7 +321,10 @@ def _explicit_form(item: SubstrateItem) -> str:
         return "ingest-artifacts"
     if item.kind == "trace":
         return "ingest-traces"
-    return "ingest-file" if "size" in item.provenance else "ingest-docs"  # (docs: no file's)
+    prov = item.provenance
+    if prov.get(INGESTED_AS) == DOCS or "size" not in prov:  # (docs kept no size before)
+        return "ingest-docs"
+    return "ingest-file"
 
 
 # What to do about each kind of staleness, said once under the table

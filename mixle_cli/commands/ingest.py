@@ -38,7 +38,7 @@ from mixle_cli.errors import (
     terminate,
     usage,
 )
-from mixle_cli.evidence import named_source
+from mixle_cli.evidence import DOCS, INGESTED_AS, named_source
 from mixle_cli.output import JsonOpt, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
 from substrate import (
@@ -1027,8 +1027,12 @@ def ingest_docs_command(
         return
     read = read_passages(raw, source or file, shard_file=own_file)  # told as the file given
     # a file's items record it and its hash, so that freshness checks see it change (not
-    # its mtime: a file only touched would rewrite them all)
-    origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
+    # its mtime: a file only touched would rewrite them all), that it has a passage a line
+    # (one appended to is fresh), and which command to run again when it changed
+    origin = None
+    if file != "-":
+        origin = {**file_provenance(Path(file), raw, stat=False), "format": "jsonl"}
+        origin[INGESTED_AS] = DOCS
     _adapt(ctx, ingest_documents, read.docs, scope, json=json, quiet=quiet, by=by, root=file,
            source=name, redact=not no_redact, problems=read.problems, read=len(raw),
            origin=origin, drop_empty=True, lines=read.lines)  # fmt: skip

@@ -162,7 +162,29 @@ def ingest_documents(
         if item is not None:  # (dropped as empty, with drop_empty, and counted)
             items.append(item)
     builder.mask_copies_across(items)
+    _time_where_withheld(items)
     return _store(substrate, items, report, tally)[0]
+
+
+def _time_where_withheld(items: list[SubstrateItem]) -> None:
+    """Have the items of a file whose hash was withheld (it held a secret) record its
+    modification time, when it still has the size read: freshness then tells the file's
+    change by its size and time (with the hash, none is kept, lest a file only touched
+    rewrite its items; without either, a file replaced whole passed for fresh)."""
+    times: dict[str, float | None] = {}
+    for prov in (item.provenance for item in items):
+        where = prov.get("path")
+        if "content_hash" in prov or "mtime" in prov or not isinstance(where, str):
+            continue
+        if where not in times:
+            try:
+                info = os.stat(where)
+            except OSError:
+                info = None
+            fits = info is not None and info.st_size == prov.get("size")
+            times[where] = info.st_mtime if fits and info is not None else None
+        if times[where] is not None:
+            prov["mtime"] = times[where]
 
 
 def ingest_records(
@@ -221,14 +243,14 @@ def _skipped_as_too_large(
 
 def file_provenance(path: Path, data: bytes, *, stat: bool = True) -> dict[str, Any]:
     """What an item read from the file at ``path``, whose content is ``data``, records of it:
-    ``path`` and ``content_hash`` (and the digest of a path the gate masks), by which
-    freshness checks find the file and tell whether it changed; with ``stat``, its ``size``
-    and ``mtime`` too (then a file only touched gives items that differ from those stored)."""
+    ``path``, ``content_hash`` and ``size`` (and the digest of a path the gate masks), by which
+    freshness checks find the file and tell whether it changed; with ``stat``, its ``mtime``
+    too (then a file only touched gives items that differ from those stored)."""
     where = str(path.absolute())
-    meta: dict[str, Any] = {"path": where, "content_hash": content_digest(data)}
+    # the size of the bytes hashed: by it freshness tells a file appended to by whole lines
+    meta: dict[str, Any] = {"path": where, "content_hash": content_digest(data), "size": len(data)}
     if stat:
-        info = path.stat()
-        meta.update(size=info.st_size, mtime=info.st_mtime)
+        meta["mtime"] = path.stat().st_mtime
     if cache_origin(where) != where:  # the gate masks the path: freshness finds it by this
         meta[DIGEST_KEY] = origin_digest(where)
     return meta
@@ -266,6 +288,7 @@ def ingest_traces(
     if _skipped_as_too_large(substrate, path, name, report):
         return []
     data, meta = _read_source(path)
+    meta["format"] = "traces"  # one row a line: freshness knows a log appended to as fresh
     text = _decode(data, name, report, lines_apart=True)
     parsed = Parsed("traces")
     traces_from_rows(json_rows(text, parsed), parsed)
@@ -427,7 +450,10 @@ def ingest_file(
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)
-    text = _decode(data, name, report, lines_apart=normalize_format(fmt) in PER_LINE_FORMATS)
+    per_line = normalize_format(fmt) in PER_LINE_FORMATS
+    if per_line:  # freshness knows a file appended to by whole lines as fresh
+        meta["format"] = normalize_format(fmt)
+    text = _decode(data, name, report, lines_apart=per_line)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
     try:
         parsed = _parse_for_file(fmt, text, ctx)

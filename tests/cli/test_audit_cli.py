@@ -817,3 +817,34 @@ def test_audit_names_the_holder_each_broken_item_leads_to(mixle: Run, shard: Sub
     }
     assert held == {x: {hub: [x]}, y: {hub: [y]}, z: {hub: [x]}}
     assert mixle("verify-lineage", z, "--json").json()["held_by"] == {hub: x}
+
+
+def test_freshness_finds_a_docs_file_holding_a_secret_replaced(mixle: Run, tmp_path: Path) -> None:
+    # its hash is withheld (it would confirm a guess of the password): its size and time
+    # tell the change instead, where nothing did and every item passed for fresh
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        '{"text": "The wiki password: Sup3rSecretValue99 is rotated monthly"}\n'
+        '{"text": "Apples are red"}\n'
+    )
+    assert mixle("ingest-docs", str(docs), "-q").exit_code == 0
+    assert mixle("freshness").exit_code == 0
+    docs.write_text('{"text": "Pears are green"}\n')
+    result = mixle("freshness")
+    assert result.exit_code == 1 and "2 of 2 item(s) stale (2 changed)" in result.stdout
+    assert "were stored by `mixle ingest-docs`" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["ingest-docs", "ingest-file", "ingest-traces"])
+def test_freshness_finds_the_explicit_forms_items_of_a_log_appended_to_fresh(
+    mixle: Run, tmp_path: Path, command: str
+) -> None:
+    # their lines are as they were read: as for `mixle ingest`, not every item "changed"
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"text": "first", "input": "q1", "answer": "a1"}\n')
+    assert mixle(command, str(log), "-q").exit_code == 0
+    with log.open("a") as fh:
+        fh.write('{"text": "second", "input": "q2", "answer": "a2"}\n')
+    assert mixle("freshness").stdout == "all 1 item(s) fresh\n"
+    log.write_text('{"text": "first!", "input": "q1", "answer": "a1"}\n')
+    assert mixle("freshness").exit_code == 1
