@@ -6,11 +6,13 @@ keyboards type it ("password：..."). The value is judged as one under ``passwor
 
 from __future__ import annotations
 
+from unicodedata import normalize
+
 from substrate.secrets.rule import Rule
 
 # The word for a password (or a passphrase) in the languages a team's notes are likely in,
 # in small letters as the keyword search reads the text; each is a keyword of the rule
-PASSWORD_WORDS: tuple[str, ...] = (
+_WORDS: tuple[str, ...] = (
     "passwort",  # German
     "kennwort",
     "mot de passe",  # French
@@ -43,10 +45,19 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "סיסמה",  # Hebrew
     "סיסמא",
     "पासवर्ड",  # Hindi
+    "mật khẩu",  # Vietnamese
+    "mat khau",
+)
+# each also as it is written decomposed (NFD: as macOS names files, and as some editors and
+# tools write text), where its accents are marks of their own: "contrasen\u0303a"
+PASSWORD_WORDS = _WORDS + tuple(
+    decomposed
+    for decomposed in (normalize("NFD", word) for word in _WORDS)
+    if decomposed not in _WORDS
 )
 
 # The words written without spaces around them (Chinese, Japanese): no word boundary to find
-_UNSPACED = ("パスワード", "密码", "密碼", "口令")
+_UNSPACED = ("パスワード", normalize("NFD", "パスワード"), "密码", "密碼", "口令")
 _SPACED = tuple(word for word in PASSWORD_WORDS if word not in _UNSPACED)
 _KEY = (
     # (after a hyphen too: "WLAN-Passwort"; not inside a word: "Resenha")

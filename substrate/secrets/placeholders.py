@@ -120,7 +120,10 @@ _WHOLE_REFERENCE = re.compile(
     r"|(?i:(?:&lt;|&#x0*3c;|&#0*60;)[^<>&]{1,80}(?:>|&gt;?|&#x0*3e;?|&#0*62;?)(?:</[a-z]+>)*)"
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|(?:-{1,2}[\w.\-]+[=:]%[sdvrq][ \t]*)+"  # options' holes: " --user=%s --password=%s"
-    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
+    # calls and subscripts, and what follows one in code: never a letter right after its
+    # bracket ("Ks5(dFg2)hJk8Lz" is a password)
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])"
+    r"(?:[.()\[\]'\"][\w.()\[\]'\"]*)?"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
     r")[;,)]*"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from substrate import detect_secrets, redact_secrets
@@ -41,6 +43,16 @@ from substrate import detect_secrets, redact_secrets
 def test_a_password_under_its_name_in_another_language_is_found(line: str) -> None:
     assert detect_secrets(line).rules() == ["sensitive_assignment"], line
     assert "[REDACTED:sensitive_assignment]" in redact_secrets(line)
+
+
+@pytest.mark.parametrize(
+    "word", ["contraseña", "Şifre", "κωδικός", "パスワード", "비밀번호", "Lösenord", "mật khẩu"]
+)
+def test_a_password_under_its_name_written_decomposed_is_found(word: str) -> None:
+    # NFD, as macOS writes file names and some tools write text: the accent a mark of its
+    # own, where the word was looked for composed only (and the password stored in clear)
+    line = unicodedata.normalize("NFD", f"{word}: Lz3xCv7bNm5AsQe8")
+    assert redact_secrets(line).endswith("[REDACTED:sensitive_assignment]")
 
 
 @pytest.mark.parametrize(

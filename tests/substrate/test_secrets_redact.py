@@ -276,6 +276,17 @@ def test_placeholders_and_references_do_not_alarm(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
+    ["password: Ks5(dFg2)hJk8Lz", "DB_PASSWORD=Xy7(qP9)zR3", "password: Xy7[qP9]zR3"],
+)
+def test_a_password_with_brackets_inside_is_no_call(text: str) -> None:
+    # read as a call or a subscript, it was let through; in code a letter never follows
+    # the closing bracket (a call's "get_pw(x).strip()" and "cfg['a']['b']" still pass)
+    assert redact_secrets(text).endswith("[REDACTED:sensitive_assignment]"), text
+    assert detect_secrets("password = cfg.get('pw').strip()").clean
+
+
+@pytest.mark.parametrize(
+    "text",
     [
         f'password = "{PASSWORD}"',
         f"DB_PASSWORD={PASSWORD}",
