@@ -147,7 +147,7 @@ def _readings(
     The names of the claim must be in the sentence, and a sentence about another subject
     says nothing of the claim's (``_another_subject``).
     """
-    claim, evidence = _refusals_read(claim, evidence)
+    claim, evidence = _refusals_read(_grouped_by_commas(claim), _grouped_by_commas(evidence))
     wanted = _valued_terms(claim)
     if not wanted:
         return -1.0, -1.0, -1.0
@@ -483,6 +483,27 @@ _OPPOSITES = (
     ("strongly highly heavily greatly", "weakly slightly mildly marginally barely"),
     ("strong", "weak"),
 )
+
+
+# Thousands grouped as most of Europe writes them: by a space that does not break (no-break,
+# narrow no-break, thin), or by two groups or more after spaces ("1 200 000") or after dots
+# ("2.500.000"; exactly two: a third makes an IP address's shape), or after a currency's
+# sign ("£10 000"). Another lone group after a space or a dot ("1 200", "2.500") may be two
+# numbers or a decimal: left as written.
+_EUROPEAN_GROUPS = re.compile(
+    r"(?<![\d.,])[0-9]{1,3}"
+    r"(?:(?:[\u00a0\u202f\u2009][0-9]{3})++|(?: [0-9]{3}){2,}+|(?:\.[0-9]{3}){2}"
+    r"|(?<=[$€£¥₹₽][0-9])(?: [0-9]{3})++|(?<=[$€£¥₹₽][0-9]{2})(?: [0-9]{3})++"
+    r"|(?<=[$€£¥₹₽][0-9]{3})(?: [0-9]{3})++)"
+    r"(?![.,]?[0-9])"
+)
+_GROUP_MARK = re.compile(r"[ .\u00a0\u202f\u2009]")
+
+
+def _grouped_by_commas(text: str) -> str:
+    """``text`` with thousands grouped otherwise written with commas ("1 200 000 euros":
+    "1,200,000 euros"), so that each is one number: "1 200 euros" is not said by it."""
+    return _EUROPEAN_GROUPS.sub(lambda m: _GROUP_MARK.sub(",", m.group()), text)
 
 
 def _refusals_read(claim: str, evidence: str) -> tuple[str, str]:

@@ -396,6 +396,47 @@ def test_a_number_is_the_same_with_or_without_thousands_separators() -> None:
     assert content_overlap("The gateway listens on ports 80, 443.", "The gateway uses port 443.")
 
 
+@pytest.mark.parametrize(
+    ("evidence", "right", "wrong"),
+    [
+        (
+            "Le budget annuel est de 1 200 000 euros.",
+            "Le budget annuel est de 1,200,000 euros.",
+            "Le budget annuel est de 1 200 euros.",
+        ),
+        (
+            "Das Budget beträgt 2.500.000 Euro.",
+            "Das Budget beträgt 2500000 Euro.",
+            "Das Budget beträgt 2.500 Euro.",
+        ),
+        (
+            "Годовой бюджет 3 500 000 рублей.",
+            "Годовой бюджет 3 500 000 рублей.",
+            "Годовой бюджет 500 000 рублей.",
+        ),
+        (
+            "The grant is £10\u00a0000 per year.",
+            "The grant is £10,000 per year.",
+            "The grant is £10 per year.",
+        ),
+        ("The grant is £10 000 per year.", "The grant is £10,000 per year.", "The grant is £10."),
+    ],
+)
+def test_thousands_grouped_by_spaces_or_dots_are_one_number(
+    evidence: str, right: str, wrong: str
+) -> None:
+    # as most of Europe writes them: "1 200 000 euros" supported "1 200 euros" (its groups
+    # read as numbers of their own), and "£10 000" left "£10,000" unsupported
+    assert content_overlap(evidence, right)
+    assert not content_overlap(evidence, wrong)
+
+
+def test_an_address_of_dots_and_groups_of_three_is_no_grouped_number() -> None:
+    # two groups after dots are a million; a third is an IP address's shape
+    evidence = "The relay listens on 10.100.200.300 and 10.100.200.301."
+    assert content_overlap(evidence, "The relay listens on 10.100.200.300.")
+
+
 def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None:
     notes = (
         "The payments-api rate limit is 450 requests per second per merchant. "
