@@ -328,7 +328,7 @@ def assemble_context_cmd(
     """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
 
     Without --min-score only what ask would take as evidence is packed (scoring 0.1 or more,
-    and at least a third of the best), so a budget may be left unused; a note a newer one
+    and at least a third of the best), so a budget may be left unused. A note a newer one
     replaced is passed over for the newer one, as ask does (told on stderr; --json:
     passed_over). Exits 1 when the most relevant item cannot fit in the budget (the packet
     holds what did fit).

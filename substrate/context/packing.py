@@ -149,9 +149,10 @@ def assemble_context(
 ) -> ContextPacket:
     """Assemble the best-affordable ``ContextPacket`` for ``task`` from ``substrate``.
 
-    One ranked search (``2 * max_items`` deep, at least 8), then ``pack_context``. The rendered
-    packet never exceeds the budget; when not even the most relevant item fits, the packet is
-    empty while ``n_candidates`` says how many there were.
+    One ranked search (``2 * max_items`` deep, at least 8), then ``pack_context``. A note a
+    newer one replaced is passed over for the newer one, as ``ask`` passes it over
+    (``passed_over``). The rendered packet never exceeds the budget; when not even the most
+    relevant item fits, the packet is empty while ``n_candidates`` says how many there were.
 
     Args:
         substrate: the shard to search.
@@ -178,18 +179,7 @@ def assemble_context(
     if relevant_only and hits:
         floor = relevance_floor(hits[0][1], NOISE_FLOOR if min_score is None else min_score)
         hits = [(item, score) for item, score in hits if score >= floor]
-    items, scores = [i for i, _ in hits], [s for _, s in hits]
-    passed_over: list[SubstrateItem] = []
-    if relevant_only:  # as ask takes evidence: the notes in force, not those replaced
-        allowed = merge_scopes(scope, scopes)
-        kept = in_force(substrate, task, items, scores, scopes=allowed, asked_of=identifiers(task))
-        kinds = (kind,) if isinstance(kind, str) else kind  # (a successor is a note)
-        pairs = [
-            (i, s)
-            for i, s in zip(kept.items, kept.scores, strict=True)
-            if not kinds or i.kind in kinds
-        ]
-        items, scores, passed_over = [i for i, _ in pairs], [s for _, s in pairs], kept.passed_over
+    items, scores, passed_over = _in_force(substrate, task, hits, kind, merge_scopes(scope, scopes))
     packet = pack_context(
         task,
         items,
@@ -234,9 +224,10 @@ def assemble_for_receivers(
         return {}
     depth = max(max(2 * p.max_items for p in profiles), 8)
     hits = ranked(substrate, task, depth, kind=kind, scopes=allowed)
-    items, scores = [i for i, _ in hits], [s for _, s in hits]
-    return {
-        p.name: pack_context(
+    items, scores, passed_over = _in_force(substrate, task, hits, kind, allowed)
+    packets = {}
+    for p in profiles:
+        packet = pack_context(
             task,
             items[: max(2 * p.max_items, 8)],
             scores[: max(2 * p.max_items, 8)],
@@ -244,8 +235,28 @@ def assemble_for_receivers(
             compress=p.compress,
             telemetry=telemetry,
         )
-        for p in profiles
-    }
+        packet.passed_over = passed_over
+        packets[p.name] = packet
+    return packets
+
+
+def _in_force(
+    substrate: Substrate,
+    task: str,
+    hits: list[tuple[SubstrateItem, float]],
+    kind: str | tuple[str, ...] | None,
+    allowed: frozenset[str] | None,
+) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
+    """The hits' items and scores with the notes a newer one replaced passed over for it, as
+    ``ask`` takes evidence (a replaced note packed unmarked reads as current), and those
+    passed over."""
+    items, scores = [i for i, _ in hits], [s for _, s in hits]
+    kept = in_force(substrate, task, items, scores, scopes=allowed, asked_of=identifiers(task))
+    kinds = (kind,) if isinstance(kind, str) else kind  # (a successor is a note)
+    pairs = [
+        (i, s) for i, s in zip(kept.items, kept.scores, strict=True) if not kinds or i.kind in kinds
+    ]
+    return [i for i, _ in pairs], [s for _, s in pairs], kept.passed_over
 
 
 class _Packer:

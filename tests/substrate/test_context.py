@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from substrate.context import (
 )
 from substrate.context.compress import sentences, truncate
 from substrate.errors import InvalidInputError
+from substrate.ingest import ingest_path
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
 from substrate.telemetry import Telemetry
@@ -908,3 +910,22 @@ def test_a_graph_s_facts_are_read_alike_wherever_they_are_read() -> None:
     assert facts_of(graph) == [("a", "b", "c"), (1, True, 2.5)]
     assert facts_of(SubstrateItem("graph", "", payload={"triples": "abc"})) == []
     assert facts_of(SubstrateItem("record", "", payload={"triples": [["a", "b", "c"]]})) == []
+
+
+def test_a_packet_passes_over_a_note_a_newer_one_replaced(tmp_path: Path) -> None:
+    # by default, and whatever the floor, as ask does: the old note came first, unmarked
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vpn-old.md").write_text("# VPN\n\nThe VPN gateway is vpn1.example.com.\n")
+    (notes / "vpn-new.md").write_text(
+        "---\nsupersedes: vpn-old.md\n---\n# VPN\n\nThe VPN gateway is vpn2.example.com.\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    for packet in (
+        assemble_context(store, "What is the VPN gateway?"),
+        assemble_context(store, "What is the VPN gateway?", min_score=0.0),
+        assemble_for_receivers(store, "What is the VPN gateway?", [ReceiverProfile("bot")])["bot"],
+    ):
+        assert "vpn2" in packet.render() and "vpn1" not in packet.render()
+        assert [item.provenance["source"] for item in packet.passed_over] == ["vpn-old.md"]
