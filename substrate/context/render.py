@@ -4,8 +4,9 @@ A rendered packet is exactly ``head + sep.join(pieces) + tail``. Packing measure
 strings, so the length it accounts for is the length of the text the receiver gets.
 
 Formats:
-    markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages, as in the reference, or
-        for the ``brief`` shape ``- Heading: text (source)`` lines.
+    markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages, as in the reference (a
+        line of text opening as a label does, ``[word:``, escaped as ``\\[word:``), or for
+        the ``brief`` shape ``- Heading: text (source)`` lines.
     xml: ``<context task="...">`` holding one ``<document index id kind source>`` per item,
         text and attributes escaped.
     json: ``{"task": ..., "documents": [{"index", "id", "kind", "source", "text"}, ...]}``.
@@ -124,7 +125,16 @@ def piece(
         if source
         else f"{item.kind}:{item.id}"
     )
-    return f"[{label}] {text}"
+    return f"[{label}] {_LABEL_SHAPE.sub(_escaped, text)}"
+
+
+# A line of an item's text that opens as a piece's label does ("[text:0123abcd leads.md]"):
+# its bracket escaped, so that a note cannot pass a line of its own off as another item
+_LABEL_SHAPE = re.compile(r"(?m)^([ \t]*)(?=\[[\w-]+:)")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return match.group(1) + "\\"
 
 
 def _headed(item: SubstrateItem, line: str) -> str:
