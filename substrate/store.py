@@ -294,7 +294,6 @@ class Substrate:
     def __contains__(self, item_id: object) -> bool:
         return isinstance(item_id, str) and self._exists(item_id)
 
-    @_serialized
     def save(self, root: str | os.PathLike[str] | None = None) -> str:
         """Persist every change since the last save as one durable append; returns the log path.
 
@@ -353,12 +352,12 @@ class Substrate:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
-        # the object's own lock first, as a save takes them: a thread saving meanwhile must
-        # not hold one and wait for the other
-        with self._guard, shard_lock(self._log.lock_path, wait=wait):
+        # the shard's lock first, then the object's own, as a save takes them: a thread that
+        # waits for another process's writer must not hold up every reader of this store
+        # meanwhile (nor may two threads each hold one and wait for the other)
+        with shard_lock(self._log.lock_path, wait=wait), self._guard:
             yield
 
-    @_serialized
     def save_encoded(
         self,
         lines: Sequence[tuple[str, bytes]],
@@ -382,6 +381,21 @@ class Substrate:
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
         self.settings.refuse_unknown_governance()  # its gate may be off, by a typo
+        removed = list(removed)
+        if not lines and not removed and not self._unsaved():
+            return  # (no lock taken, none waited for)
+        with self.writer_lock():  # the shard's, then this store's own: see ``writer_lock``
+            self._save_locked(lines, removed, bulk)
+
+    @_serialized
+    def _unsaved(self) -> bool:
+        """Whether anything was changed and not saved."""
+        return bool(self._pending) or next(self._changed_in_place(), None) is not None
+
+    @_serialized
+    def _save_locked(
+        self, lines: Sequence[tuple[str, bytes]], removed: list[str], bulk: bool
+    ) -> None:
         replaced = {item_id for item_id, _ in lines}
         removed = list(dict.fromkeys(removed))
         view = self._fresh_view() if removed else None
@@ -395,11 +409,7 @@ class Substrate:
         encoded += [line for _, line in lines]
         removals += [False] * len(lines)
         self.last_append = None
-        self._write_batch(ids, encoded, removals, bulk=bulk)
-        for item_id in settled:  # written: what was unsaved for these ids is superseded
-            self._pending.pop(item_id, None)
-            self._cache.pop(item_id, None)
-        self.mutation_count += len(settled)
+        self._write_batch(ids, encoded, removals, bulk=bulk, settled=settled)
 
     @_serialized
     def load(self, root: str | os.PathLike[str] | None = None) -> None:
@@ -957,8 +967,16 @@ class Substrate:
         return ids, lines, removed
 
     def _write_batch(
-        self, ids: list[str], lines: list[bytes], removed: list[bool], *, bulk: bool = False
+        self,
+        ids: list[str],
+        lines: list[bytes],
+        removed: list[bool],
+        *,
+        bulk: bool = False,
+        settled: Collection[str] = (),
     ) -> None:
+        """Append the lines of ``ids`` to the log and note them written; ``settled``: the ids
+        whose unsaved change the lines replace (given as lines already encoded, or removed)."""
         if not lines:
             return
         assert self._log is not None and self._view is not None
@@ -969,6 +987,9 @@ class Substrate:
         before = view.watermark
         watermark, offsets, start, stat_after = self._log.append(lines)
         self.last_append = (Watermark(watermark.generation, start), watermark)
+        # at once: committed, the batch stands though what follows is interrupted (a retry
+        # would write it all again, over what another process wrote since)
+        self._note_written(ids, lines, removed, settled)
         fresh_log = start == 0 and before.offset == 0
         in_step = fresh_log or (
             watermark.generation == before.generation and start == before.offset
@@ -989,12 +1010,21 @@ class Substrate:
             # what this save wrote is the latest of its ids (written last, under the lock):
             # not replaced by another process, whatever that process wrote before it
             view.refolded.difference_update(ids)
+
+    def _note_written(
+        self, ids: list[str], lines: list[bytes], removed: list[bool], settled: Collection[str]
+    ) -> None:
+        for item_id in settled:  # what was unsaved for these ids is superseded
+            self._pending.pop(item_id, None)
+            self._cache.pop(item_id, None)
+        self.mutation_count += len(settled)
         for item_id, line, gone in zip(ids, lines, removed, strict=True):
             self._pending.pop(item_id, None)
             held = self._cache.get(item_id)
             if held is not None and not gone:  # changed in place and saved: its line now
                 self._cache[item_id] = (held[0], line)
 
+    @_serialized
     def _save_elsewhere(self, target: Path) -> str:
         """Write every live item to the shard at ``target`` and continue as that shard."""
         items = list(self._mem.values()) if self.root is None else self.all()

@@ -1504,3 +1504,63 @@ def test_a_record_nested_too_deep_to_write_again_is_named_as_corrupt_where_it_is
     _appended(tmp_path, 254)
     with pytest.raises(CorruptShardError, match=r"items\.jsonl:6: .*nested deeper than 200"):
         Substrate(tmp_path).get("deep")
+
+
+def test_a_thread_waiting_to_save_holds_up_no_reader_of_the_store(tmp_path: Path) -> None:
+    # a save waiting for another process's writer held the store's own lock: every search
+    # and get of a service's other threads waited with it
+    import fcntl
+
+    from substrate import locking
+
+    store = Substrate(tmp_path / "shard")
+    kept = store.add("text", "a note about tea")
+    store.save()
+    other = os.open(tmp_path / "shard" / ".lock", os.O_RDWR)  # another process's hold
+    fcntl.flock(other, fcntl.LOCK_EX)
+    store.add("text", "a note about coffee")
+    saver = threading.Thread(target=store.save)
+    saver.start()
+    try:
+        deadline = time.monotonic() + 10
+        while saver.ident not in locking._waiting and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert saver.ident in locking._waiting  # it waits for the lock
+        found: list[object] = []
+        reader = threading.Thread(
+            target=lambda: found.extend([store.get(kept), store.search("tea", keep=False)])
+        )
+        reader.start()
+        reader.join(10)
+        assert not reader.is_alive() and found[0] is not None and found[1]
+        assert saver.is_alive()  # (still waiting: the reads went on beside it)
+    finally:
+        os.close(other)
+        saver.join(10)
+    assert len(Substrate(tmp_path / "shard")) == 2
+
+
+def test_a_save_interrupted_after_its_append_leaves_nothing_unsaved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # committed, the batch stands: the store had it all unsaved still, and a retry wrote it
+    # again (over what another process might have written since)
+    from substrate.view import LogView
+
+    store = Substrate(tmp_path / "shard")
+    store.add("text", "first")
+    store.save()
+    for n in range(3):
+        store.add("text", f"note {n}")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LogView, "apply_batch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save()
+    monkeypatch.undo()
+    size = (tmp_path / "shard" / "items.jsonl").stat().st_size
+    store.save()  # nothing left to write
+    assert (tmp_path / "shard" / "items.jsonl").stat().st_size == size
+    assert len(Substrate(tmp_path / "shard")) == 4
