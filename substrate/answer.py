@@ -642,6 +642,11 @@ def answer_from_substrate(
         telemetry: an optional recorder.
     """
     require_text(question, "a question")
+    if not (callable(answerer) or isinstance(answerer, PacketAnswerer)):
+        raise InvalidInputError(
+            "answerer must be a function (question, context) -> answer, or an object with "
+            f"answer_packet (ExtractiveAnswerer()), not {type(answerer).__name__}"
+        )
     require_count(hops, "hops")
     require_count(min_evidence, "min_evidence")
     require_number(min_confidence, "min_confidence")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from substrate.errors import ShardError
+from substrate.errors import InvalidInputError, ShardError
 
 log = logging.getLogger(__name__)
 _held = threading.local()  # the lock files this thread holds: a nested request passes
@@ -182,7 +182,7 @@ def wait_for_locks_at_most(seconds: float | None) -> None:
     should not pile up behind a stuck writer."""
     global _patience
     if seconds is not None and not 0 <= seconds < math.inf:  # (nor NaN)
-        raise ValueError(f"a wait is a number of seconds, 0 or more: {seconds}")
+        raise InvalidInputError(f"a wait is a number of seconds, 0 or more: {seconds}")
     _patience = seconds
 
 

@@ -492,6 +492,11 @@ class Substrate:
         from substrate.search import engine
 
         if filters is None:
+            if scope is not None and not isinstance(scope, str):  # (a list: scopes=)
+                raise InvalidInputError(
+                    f"scope must be text, not {type(scope).__name__} (several: filters="
+                    "SearchFilters(scopes=...))"
+                )
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None
             )

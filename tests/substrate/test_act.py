@@ -23,6 +23,7 @@ from substrate.act import (
     score_action,
     simulate_action,
 )
+from substrate.answer import answer_from_substrate
 from substrate.errors import InvalidInputError
 from substrate.external import (
     ExternalModel,
@@ -32,6 +33,7 @@ from substrate.external import (
 )
 from substrate.factuality import check_factuality
 from substrate.kg import link_entities
+from substrate.locking import wait_for_locks_at_most
 from substrate.reasoner import Reasoner
 from substrate.store import Substrate
 from substrate.telemetry import Telemetry
@@ -343,6 +345,12 @@ def test_external_model_refuses_settings_that_mean_nothing(
             lambda: check_factuality(Substrate(), "refunds take 30 days", min_score="0.2"),
             "min_score must be a number",
         ),
+        (
+            lambda: answer_from_substrate(Substrate(), "q?", None),  # type: ignore[arg-type]
+            "answerer must be a function .* not NoneType",
+        ),
+        (lambda: Substrate().search("tea", scope=["a"]), "scope must be text, not list"),
+        (lambda: wait_for_locks_at_most(-1), "a wait is a number of seconds, 0 or more"),
     ],
 )
 def test_bad_arguments_are_refused_where_the_call_is_made(build: Any, told: str) -> None:
