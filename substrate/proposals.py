@@ -30,7 +30,7 @@ from substrate.governance import (
 )
 from substrate.item import SubstrateItem, dict_entries
 from substrate.secrets import safe_repr, safe_text
-from substrate.spaces import owned_items, published_copy, visible_item
+from substrate.spaces import owned_items, published_copy, refuse_held_secrets, visible_item
 from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ def propose(
     scopes: Collection[str] | None = None,
     team: str | None = None,
     strict: bool = False,
+    allow_secrets: bool = False,
 ) -> list[str]:
     """Mark items as pending promotion to scope ``to`` (they are not visible there yet).
 
@@ -91,6 +92,8 @@ def propose(
             be one of them.
         team: the team the caller reads as (named in a refusal).
         strict: raise instead of skipping; every id is checked before anything changes.
+        allow_secrets: propose an item holding a secret all the same
+            (``spaces.refuse_held_secrets``).
 
     Returns:
         The ids proposed, in input order.
@@ -98,7 +101,7 @@ def propose(
     Raises:
         NotFoundError: (strict) an id does not exist or is not visible.
         AccessDeniedError: the caller cannot read ``to`` (checked before any id, strict or
-            not), or (strict) an item is outside ``from_scope``.
+            not), an item holds a secret, or (strict) an item is outside ``from_scope``.
         InvalidInputError: ``to`` is empty, or (strict) an item is already in ``to``.
     """
     if not to or not isinstance(to, str):
@@ -111,6 +114,8 @@ def propose(
         raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
     # an approval will take the item out of its scope: a gated one lets only its approvers
     authorize_moving_out(load_governance(substrate), items, to=to, by=by, action="propose it")
+    if not allow_secrets:
+        refuse_held_secrets(items, to=to, action="proposed")
     for item in items:
         if already_proposed(item, to, by):  # no second event for the same proposal
             continue
@@ -272,6 +277,7 @@ def approve(
     scopes: Collection[str] | None = None,
     team: str | None = None,
     strict: bool = False,
+    allow_secrets: bool = False,
 ) -> bool:
     """Promote a pending item into its proposed scope, if ``by`` may approve for that scope.
 
@@ -288,6 +294,8 @@ def approve(
             may approve only into one of them.
         team: the team the caller reads as (named in a refusal).
         strict: raise with the reason instead of returning False.
+        allow_secrets: approve an item holding a secret all the same (the approver's own
+            choice, whatever the proposer chose; ``spaces.refuse_held_secrets``).
 
     Returns:
         True if promoted; False (nothing changed) when refused and not strict.
@@ -296,7 +304,8 @@ def approve(
         NotFoundError: (strict) no such visible item, or it has no pending proposal.
         AccessDeniedError: (strict) the caller cannot read ``to`` (checked before the item is
             looked up) or the proposed scope (checked before its approvers), ``by`` may not
-            approve for the proposed scope, or the item changed since it was proposed.
+            approve for the proposed scope, the item changed since it was proposed, or it
+            holds a secret.
         InvalidInputError: (strict) ``to`` differs from the proposed scope.
     """
     scopes = scope_set(scopes)  # one string is refused, strict or not
@@ -319,6 +328,8 @@ def approve(
                 f"item {item_id} changed since it was proposed; it must be proposed again "
                 "before it can be approved"
             )
+        if not allow_secrets:
+            refuse_held_secrets([item], to=target, action="approved")
     except (NotFoundError, AccessDeniedError, InvalidInputError) as exc:
         if strict:
             raise

@@ -172,6 +172,7 @@ def publish(
     strict: bool = False,
     team: str | None = None,
     shared: Iterable[str] = (PUBLIC,),
+    allow_secrets: bool = False,
 ) -> list[str]:
     """Share items into scope ``to``, bumping each one's version and recording the move.
 
@@ -187,6 +188,7 @@ def publish(
         team: the team the caller reads as, named in a refusal; a team publishes only into
             its own scope or one of ``shared``.
         shared: the scopes every team may read (as ``Space``: public).
+        allow_secrets: move an item holding a secret all the same (``refuse_held_secrets``).
 
     Returns:
         The ids published, in input order (missing or guarded ids are skipped unless strict).
@@ -195,7 +197,7 @@ def publish(
         NotFoundError: (strict) an id does not exist or is not visible to the caller.
         AccessDeniedError: the caller cannot read ``to``, or ``to`` takes direct publishes
             from its approvers only and ``by`` is not one (strict or not, before any id is
-            looked up); (strict) an item is not in ``from_scope``.
+            looked up); (strict) an item is not in ``from_scope``; an item holds a secret.
         InvalidInputError: ``to`` is empty, or ``ids`` is not a list of ids.
     """
     if not to or not isinstance(to, str):
@@ -207,11 +209,37 @@ def publish(
     authorize_publish(governance, to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
     authorize_moving_out(governance, items, to=to, by=by, action="publish it")
+    if not allow_secrets:
+        refuse_held_secrets(items, to=to, action="published")
     from substrate.proposals import withdrawn_by_publish  # (proposals builds on this module)
 
     for item in items:
         substrate.put(withdrawn_by_publish(published_copy(item, to=to, by=by), by=by))
     return [item.id for item in items]
+
+
+def refuse_held_secrets(items: Iterable[SubstrateItem], *, to: str, action: str) -> None:
+    """Refuse to move into scope ``to`` an item that holds a secret (stored with
+    ``redact=False``, ``--no-redact``, or before the scanner knew its kind): kept for the
+    readers of its own scope, it would be shown to every reader of ``to``, and no step of a
+    review shows it to the approver. Named by rule, never by value.
+
+    Raises:
+        AccessDeniedError: one of ``items`` holds a secret (``action``: "published", ...).
+    """
+    from substrate.secrets import scan_item
+
+    held: dict[str, list[str]] = {}
+    for item in items:
+        if item.scope != to and (found := scan_item(item).findings):
+            held[item.id] = sorted({finding.rule for finding in found})
+    if held:
+        named = "; ".join(f"{item_id} ({', '.join(rules)})" for item_id, rules in held.items())
+        raise AccessDeniedError(
+            f"not {action}: item(s) holding a secret stored unredacted: {named}; in scope "
+            f"{safe_repr(to)} every reader of it would read the secret: add the item again "
+            f"redacted, or allow its secrets (--allow-secrets) to have it {action} all the same"
+        )
 
 
 def owned_items(

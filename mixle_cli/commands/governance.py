@@ -87,11 +87,23 @@ def _shared(app_state: AppState) -> list[str]:
     return shared_scopes(app_state.substrate().settings)
 
 
+# An item stored with --no-redact keeps its secrets for the readers of its own scope
+AllowSecretsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-secrets",
+        help="Share an item holding a secret (stored with --no-redact) all the same; "
+        "without it, such an item is refused, named with the kind of secret it holds.",
+    ),
+]
+
+
 def publish_cmd(
     ctx: typer.Context,
     ids: IdsArg,
     to: Annotated[str, typer.Option("--to", help="The scope to publish into.")] = PUBLIC,
     by: ByOpt = None,
+    allow_secrets: AllowSecretsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Move items into a scope (default: public), bumping their version; they keep their ids
@@ -124,6 +136,7 @@ def publish_cmd(
             strict=True,
             team=team,
             shared=_shared(app_state),
+            allow_secrets=allow_secrets,
         )
         substrate.save()
     versions = {i: version_of(substrate.get(i)) for i in [*done, *there]}
@@ -315,6 +328,7 @@ def propose_cmd(
     ids: IdsArg,
     to: Annotated[str, typer.Option("--to", help="The scope the items should enter.")],
     by: ByOpt = None,
+    allow_secrets: AllowSecretsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Ask for items to be promoted into a scope; an approver of that scope decides.
@@ -339,7 +353,15 @@ def propose_cmd(
             if already_proposed(item, to, who):
                 already.add(item.id)
         done = propose(
-            substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, team=team, strict=True
+            substrate,
+            ids,
+            to=to,
+            by=who,
+            from_scope=team,
+            scopes=scopes,
+            team=team,
+            strict=True,
+            allow_secrets=allow_secrets,
         )
         substrate.save()
     if json:
@@ -358,16 +380,34 @@ def propose_cmd(
 def approve_cmd(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(help="The pending item.", callback=given_ids)],
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            help="The scope you reviewed it for: refused if it is proposed for another now "
+            "(proposed again since).",
+        ),
+    ] = None,
     by: ByOpt = None,
+    allow_secrets: AllowSecretsOpt = False,
     json: JsonOpt = False,
 ) -> None:
     """Approve a pending proposal: the item is published into the scope it was proposed for."""
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)
+    if to is not None:
+        check_scope_name(to, "--to", empty_hint=": name the scope")
     with substrate.exclusive():  # read, change and save as one step
         approve(
-            substrate, item_id, by=who, scopes=app_state.scopes, team=app_state.team, strict=True
+            substrate,
+            item_id,
+            by=who,
+            to=to,
+            scopes=app_state.scopes,
+            team=app_state.team,
+            strict=True,
+            allow_secrets=allow_secrets,
         )
         substrate.save()
     item = substrate.get(item_id)

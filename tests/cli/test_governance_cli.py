@@ -154,6 +154,46 @@ def test_propose_pending_approve(mixle: Run, add: Add, isolated_shard_env: Path)
     assert mixle("pending").stderr.strip() == "nothing is pending"
 
 
+def test_an_item_holding_a_secret_is_shared_only_when_allowed(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    # kept unredacted for its own scope (--no-redact), it went to every team through propose
+    # and approve, and no step of the review told of it
+    token = "ghp_Zq8Lm3Vt9Rx2Kp7Wn4Ys6Hd1Fb5Gc0Je8Ua3"
+    store = Substrate(isolated_shard_env)
+    a = store.add("text", f"CI uses {token} to push.", scope="ops", redact=False)
+    store.save()
+    store.close()
+    for verb in (("publish", a), ("propose", a, "--to", "public")):
+        refused = mixle("--as", "ops", *verb)
+        assert refused.exit_code == 1 and f"{a} (github_token)" in refused.stderr
+        assert "--allow-secrets" in refused.stderr and token not in refused.stderr
+    assert mixle("--as", "ops", "grant", "alice", "public").exit_code == 0
+    assert scope_of(mixle, a) == "ops" and mixle("pending", "--json").json() == []
+    allowed = mixle("--as", "ops", "propose", a, "--to", "public", "--allow-secrets")
+    assert allowed.exit_code == 0, allowed.stderr
+    refused = mixle("approve", a, "--by", "alice")  # the approver's own choice
+    assert refused.exit_code == 1 and "not approved" in refused.stderr
+    assert scope_of(mixle, a) == "ops"
+    approved = mixle("approve", a, "--by", "alice", "--allow-secrets")
+    assert approved.exit_code == 0 and scope_of(mixle, a) == "public"
+
+
+def test_approve_to_refuses_a_proposal_made_for_another_scope_since(mixle: Run, add: Add) -> None:
+    # reviewed for one scope, proposed again for another meanwhile: approved into that one
+    a = add("ops", "vendor pricing musings")
+    for scope in ("wiki", "public"):
+        assert mixle("grant", "alice", scope).exit_code == 0
+    assert mixle("propose", a, "--to", "wiki").exit_code == 0
+    assert mixle("propose", a, "--to", "public").exit_code == 0
+    refused = mixle("approve", a, "--by", "alice", "--to", "wiki")
+    assert refused.exit_code != 0 and "was proposed for scope 'public', not 'wiki'" in (
+        refused.stderr
+    )
+    assert scope_of(mixle, a) == "ops"
+    assert mixle("approve", a, "--by", "alice", "--to", "public").exit_code == 0
+
+
 def test_reject_needs_a_reason_and_the_right(mixle: Run, add: Add) -> None:
     a = add("ops", "x")
     mixle("--as", "ops", "grant", "alice", "public")
