@@ -19,6 +19,7 @@ _MARKS = (
     (b"\xff\xfe", "utf-16-le", 2),
     (b"\xfe\xff", "utf-16-be", 2),
 )
+BYTE_ORDER_MARKS = tuple(mark for mark, _, _ in _MARKS)
 
 
 @dataclass(frozen=True, slots=True)

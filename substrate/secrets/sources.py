@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.limits import BINARY_PROBE_BYTES
-from substrate.secrets.textscan import reported_path
+from substrate.secrets.textscan import binary_by_its_head, reported_path
 
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
@@ -239,27 +240,68 @@ def _index_contents(
 
 
 def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[str, bytes | None]]:
-    """The content of each ``(object id, path)``, read in one ``git cat-file`` run."""
+    """The content of each ``(object id, path)``, read in one ``git cat-file`` run, one blob
+    at a time: a binary blob (``binary_by_its_head``) is kept as its first bytes only, which
+    tell the scan to pass it over, so a commit of large images is not held in memory."""
     if not staged:
         return []
-    blobs = _git(
-        ["cat-file", "--batch"], stdin="".join(f"{oid}\n" for oid, _ in staged).encode(), cwd=cwd
-    )
-    out: list[tuple[str, bytes | None]] = []
-    pos = 0
-    for _, path in staged:
-        # each answer: "<oid> blob <size>\n<content>\n", or "<oid> missing\n"
-        end = blobs.index(b"\n", pos)
-        header = blobs[pos:end].split()
-        pos = end + 1
-        shown = os.fsdecode(path)  # as an argument naming the file is decoded
-        if len(header) < 3 or header[1] != b"blob":
-            out.append((shown, None))
-            continue
-        size = int(header[2])
-        out.append((shown, blobs[pos : pos + size]))
-        pos += size + 1
+    command = ["git", *_AS_COMMITTED, "cat-file", "--batch"]
+    asked = "".join(f"{oid}\n" for oid, _ in staged).encode()
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=cwd,
+        )
+    except OSError as exc:
+        raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
+    assert proc.stdin is not None and proc.stdout is not None
+    # asked from a thread: git answers as it reads, and a pipe full both ways would hang
+    writer = threading.Thread(target=_write_and_close, args=(proc.stdin, asked), daemon=True)
+    writer.start()
+    try:
+        out = [(os.fsdecode(path), _next_blob(proc.stdout)) for _, path in staged]
+    finally:
+        proc.stdout.close()
+        proc.wait()
+        writer.join()
+    if proc.returncode != 0:
+        raise SubstrateError(f"git cat-file failed: {proc.returncode}")
     return out
+
+
+def _write_and_close(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except OSError:  # git stopped reading (it failed): its exit status tells
+        pass
+
+
+def _next_blob(answers: IO[bytes]) -> bytes | None:
+    """The next blob of ``git cat-file --batch``'s answers ("<oid> blob <size>\n<content>\n",
+    or "<oid> missing\n"): None for one git does not have; a binary blob's head only."""
+    header = answers.readline().split()
+    if not header:
+        raise SubstrateError("git cat-file stopped before giving every staged file")
+    if len(header) < 3 or header[1] != b"blob":
+        return None
+    size = int(header[2])
+    head = answers.read(min(size, BINARY_PROBE_BYTES))
+    if size > len(head) and binary_by_its_head(head):
+        _skip(answers, size - len(head))
+        content = head
+    else:
+        content = head + answers.read(size - len(head))
+    answers.read(1)  # (the newline after each blob)
+    return content
+
+
+def _skip(stream: IO[bytes], size: int) -> None:
+    while size > 0 and (chunk := stream.read(min(size, 1 << 20))):
+        size -= len(chunk)
 
 
 def _blob_sizes(staged: list[tuple[str, bytes]], cwd: str | None) -> dict[str, int]:

@@ -41,7 +41,7 @@ from substrate.secrets.scan import redact_hits
 from substrate.secrets.tables import with_table_hits
 from substrate.settings import warn_unknown_keys
 from substrate.settingvalues import CHECKS, problem_in
-from substrate.widetext import is_binary, wide_encoding
+from substrate.widetext import BYTE_ORDER_MARKS, is_binary, wide_encoding
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
 SKIPPED_TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
@@ -247,6 +247,19 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     hits = with_table_hits(find_secrets(text, syntax=syntax_for(path)), text, path)
     _collect(result, text, hits, cfg)
     return result
+
+
+def binary_by_its_head(head: bytes) -> bool:
+    """Whether content whose first ``BINARY_PROBE_BYTES`` bytes are ``head`` is skipped as
+    binary whatever follows: a NUL among many control characters, and no sign of UTF-16 or
+    UTF-32 text (no byte-order mark: with one, the content's length decides). A reader may
+    then keep the head alone (a commit's images are not held whole to be passed over)."""
+    return (
+        b"\0" in head
+        and not _stray_nuls(head)
+        and not head.startswith(BYTE_ORDER_MARKS)
+        and wide_encoding(head) is None
+    )
 
 
 # Text holds few control characters: a binary file has one byte in eight or so below 0x20

@@ -594,6 +594,27 @@ def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -
 
 
 @needs_git
+def test_a_staged_binary_is_held_as_its_first_bytes_only(mixle: Run, repo: Path) -> None:
+    # a commit of large images was held whole in memory to be passed over (1.3 GB for 20)
+    from substrate.limits import BINARY_PROBE_BYTES
+    from substrate.secrets.sources import staged_changes
+
+    (repo / "image.bin").write_bytes(bytes(range(256)) * 4096)  # 1 MiB, NULs among controls
+    for n in range(300):  # more answers than a pipe holds, while git is still asked
+        clean(repo, f"m{n}.py")
+    dirty(repo, "deploy.py")
+    (repo / "notes.txt").write_bytes(f"token = {GH}\n".encode("utf-16-le") * 2000)
+    git(repo, "add", ".")
+    blobs = dict(staged_changes(str(repo)).blobs)
+    assert blobs["image.bin"] == (bytes(range(256)) * 32)[:BINARY_PROBE_BYTES]
+    assert len(blobs["notes.txt"]) == len(f"token = {GH}\n") * 4000  # wide text: whole
+    assert blobs["m299.py"] == b"def add(a, b):\n    return a + b\n"
+    result = mixle("scan-secrets", "--jsonl")
+    assert result.exit_code == 1
+    assert {r["path"] for r in result.jsonl()} == {"deploy.py", "notes.txt"}
+
+
+@needs_git
 def test_staged_files_are_scanned_with_the_workers_asked_for(
     mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
