@@ -8,6 +8,7 @@ in it: ingestion, scanning and redaction all decode it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from substrate.limits import BINARY_PROBE_BYTES
@@ -85,7 +86,22 @@ def _unmarked_utf16(probe: bytes) -> WideEncoding | None:
             shown = sum(c.isprintable() or c in "\t\n\r\f" for c in text)
             if shown >= _PRINTABLE_CHARS * len(text):
                 return WideEncoding(codec, "UTF-16", 0, 2)
+    for codec in ("utf-16-le", "utf-16-be"):  # few ASCII letters: Chinese, Japanese, Korean
+        text = probe.decode(codec, "replace")
+        if "\0" not in text and len(_OF_A_SCRIPT.findall(text)) >= _SCRIPT_CHARS * len(text):
+            return WideEncoding(codec, "UTF-16", 0, 2)
     return None
+
+
+# Unmarked UTF-16 text of the scripts written without ASCII letters between them: its NUL
+# bytes are the high bytes of the few ASCII characters, and the low bytes of characters such
+# as U+4E00. Nearly all its characters are of those scripts, where random 16-bit units fall
+# in them about half the time.
+_OF_A_SCRIPT = re.compile(
+    "[\t\n\r\f -~\u00a0-\u024f\u0370-\u04ff\u2000-\u206f\u3000-\u30ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]"
+)
+_SCRIPT_CHARS = 0.97
 
 
 def _reads_as(data: bytes, wide: WideEncoding) -> bool:

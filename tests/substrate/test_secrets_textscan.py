@@ -165,6 +165,18 @@ def test_utf16_without_a_mark_is_read_as_text(encoding: str, heading: str) -> No
     assert (finding.rule, finding.line) == ("github_token", 2)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_of_chinese_without_a_mark_is_read_as_text(encoding: str) -> None:
+    # few ASCII letters give few NUL high bytes; "一" (U+4E00) gives a NUL low byte: it was
+    # skipped as binary, and its token committed
+    text = "这是一个配置文件，请不要分享。" * 30 + f"\n令牌 token = '{GH}'\n"
+    [finding] = scan_text(text.encode(encoding), path="notes.txt").findings
+    assert (finding.rule, finding.line) == ("github_token", 2)
+    rng = random.Random(5)  # random 16-bit units fall in those scripts half the time
+    noise = bytes(rng.randrange(256) for _ in range(8192)) + b"\0\0"
+    assert scan_text(noise, path="blob.bin").skipped == "binary"
+
+
 def test_invalid_utf8_is_scanned_safely() -> None:
     data = b"\xff\xfe garbage \xc3\x28 token=" + GH.encode() + b"\n"
     scan = scan_text(data, path="notes.txt")
