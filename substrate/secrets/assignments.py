@@ -250,7 +250,9 @@ _FALLBACK_AFTER = (
 _FALLBACK_AROUND = (
     r"(?:\$\{|\b(?:get|getenv|fetch|getProperty)[ \t]*\([ \t]*[\"'])"
     + _KEY
-    + r"(?:[\"'][ \t]*(?:,|\)[ \t]*\{)[ \t]*(?=[\"'`])|:?[-=](?=[^}\s\"'`]+\}))"
+    # (the look ahead stops where the value must, at a "$": one running on to the line's end
+    # from each of "${PASSWORD:-${PASSWORD:-..." was quadratic)
+    + r"(?:[\"'][ \t]*(?:,|\)[ \t]*\{)[ \t]*(?=[\"'`])|:?[-=](?=[^}\s\"'`${]++\}))"
     r"(?:" + _QUOTED + r"|(?P<su>[^}\s\"'`${]+)(?=\}))"  # not a nested ${OTHER}
 )
 # A password written right after the word, with no verb ("connect with password Hx7!qLz93p",

@@ -167,6 +167,7 @@ from substrate.questions import asked_terms
 from substrate.ingest.formats.notelinks import without_fenced_code
 from substrate.kindnames import kind_names
 from substrate.search.tokenize import Analyzer
+from substrate.secrets.engine import find_secrets
 from substrate.secrets.placeholders import _chosen, is_name_like
 
 n = 64000
@@ -183,6 +184,7 @@ sentences("a\\nb\\n" + "." * (4 * n) + "x")  # (three lines read as records, a r
 is_name_like("a" * n), _chosen("Abcdef" * (n // 6), "password")  # (a value under a key)
 without_fenced_code("`" * (4 * n)), without_fenced_code("~" * (4 * n))  # (no line break)
 kind_names("a team " * (4 * n)), kind_names("A Team " * n)  # (each read back to the start)
+find_secrets("${PASSWORD:-" * n)  # (a default never closed: each read on to the line's end)
 """
 
 
