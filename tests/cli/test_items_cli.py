@@ -907,6 +907,18 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
     assert mixle("ls", "--kind", "").exit_code == 2
 
 
+def test_a_team_given_with_white_space_around_it_is_refused(
+    mixle, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # " red" read no scope of red's: every command would have said nothing was there
+    mixle("add", "kept", "--scope", "red")
+    result = mixle("--as", " red", "ls")
+    assert result.exit_code == 2 and "white space around it" in result.stderr
+    monkeypatch.setenv("MIXLE_TEAM", " red")
+    result = mixle("ls")
+    assert result.exit_code == 2 and "white space around it" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -917,6 +929,7 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
         # a template's unset variable: refused as --as "" is, not read as every scope
         (b'format = 1\n[shard]\nteam = ""\n', "remove the line to read every scope"),
         (b'format = 1\n[shard]\nteam = " red "\n', "team must be a team name"),
+        (b'format = 1\n[shard]\nteam = " red"\n', "team must be a team name"),
         ('format = 1\n[shard]\nteam = "Zu\u0308rich"\n'.encode(), "team cannot hold invisible"),
         (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
     ],

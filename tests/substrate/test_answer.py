@@ -19,6 +19,7 @@ from substrate.answer import (
     _unknown_name,
     answer_from_substrate,
     answerability,
+    citations_to_nothing,
     cited_numbers,
     strip_citations,
 )
@@ -275,6 +276,10 @@ def test_answerability_signals() -> None:
 def test_citation_helpers() -> None:
     assert cited_numbers("a [2] b [1, 3] c [9] [2]", 3) == [2, 1, 3]
     assert cited_numbers(None, 3) == []
+    # the edges: [0] and one past the last source name none
+    assert cited_numbers("[0] [1] [3] [4]", 3) == [1, 3]
+    assert citations_to_nothing("[0] [1] [3] [4]", 3) == [0, 4]
+    assert citations_to_nothing("Thirty days [1] [2].", 1) == [2]
     assert (
         strip_citations("Refunds take 30 days [1]. Done [2, 3].") == "Refunds take 30 days. Done."
     )

@@ -321,6 +321,25 @@ def test_nothing_fits_gives_an_empty_packet() -> None:
     assert len(packet.render()) <= 60
 
 
+def test_a_budget_too_small_for_the_frame_leaves_the_best_out() -> None:
+    # not even the header fits: the best item is left out, and the command exits 1 for it
+    packet = pack_context(TASK, items("y" * 50), [1.0], budget=ContextBudget(max_chars=5))
+    assert packet.render() == "" and packet.best_left_out and packet.skipped == 1
+    assert not pack_context(TASK, [], [], budget=ContextBudget(max_chars=5)).best_left_out
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_an_item_fits_a_budget_of_its_length_and_not_one_less(compress: bool) -> None:
+    pool = items("The refund window is thirty days from delivery.")
+    whole = pack_context("refund window", pool, [1.0]).render()
+    exact = ContextBudget(max_chars=len(whole))
+    assert pack_context("refund window", pool, [1.0], budget=exact).render() == whole
+    short = ContextBudget(max_chars=len(whole) - 1)
+    packet = pack_context("refund window", pool, [1.0], budget=short, compress=compress)
+    assert len(packet.render()) <= len(whole) - 1
+    assert packet.best_left_out or packet.texts != [pool[0].text]
+
+
 def test_long_task_header_is_shortened_to_fit() -> None:
     task = "refund " * 50
     packet = pack_context(task, items("refund ok"), [1.0], budget=ContextBudget(max_chars=60))

@@ -81,18 +81,24 @@ def test_two_processes_writing_at_once(tmp_path: Path) -> None:
         assert isinstance(orjson.loads(raw), dict)  # no interleaved lines
 
 
-def test_torn_final_line_is_skipped_reported_and_repaired(tmp_path: Path) -> None:
+@pytest.mark.parametrize("torn", [b"", b"x" * 3000])  # shorter and longer than the next batch
+def test_torn_final_line_is_skipped_reported_and_repaired(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, torn: bytes
+) -> None:
     s = Substrate(tmp_path)
     ids = [s.add("text", f"t{i}") for i in range(3)]
     s.save()
+    cut = b'{"id":"0123456789abcdef","kind":"text","text":"TORN' + torn
     with (tmp_path / "items.jsonl").open("ab") as fh:
-        fh.write(b'{"id":"0123456789abcdef","kind":"text","te')
+        fh.write(cut)
     reader = Substrate(tmp_path)
     assert [i.id for i in reader.all()] == ids
     assert reader.log_health()["uncommitted_bytes"] > 0
     reader.add("text", "t3")
     reader.save()
-    assert not (tmp_path / "items.jsonl").read_bytes().count(b'"te\n')
+    assert f"discarded {len(cut)} bytes after the last commit line" in caplog.text
+    log = (tmp_path / "items.jsonl").read_bytes()
+    assert b"TORN" not in log and b"x" * 100 not in log  # nothing of the cut line after it
     assert len(Substrate(tmp_path)) == 4
     assert Substrate(tmp_path).log_health()["uncommitted_bytes"] == 0
 

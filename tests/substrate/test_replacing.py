@@ -315,6 +315,16 @@ def test_a_shard_is_not_written_in_a_shared_folder_anyone_may_write_to(tmp_path:
     mine.add("text", "a note")
     mine.save()
     assert Substrate(own).all()
+    if os.getuid() == 0:  # (only root can give a folder to another user)
+        theirs = tmp_path / "theirs"
+        theirs.mkdir()
+        theirs.chmod(0o777)
+        os.chown(theirs, 65534, 65534)  # a folder of mode 777 another user made: not sticky
+        store = Substrate(theirs)
+        store.add("text", "a note")
+        with pytest.raises(ShardError, match="may be written by anyone"):
+            store.save()
+        assert os.listdir(theirs) == []
 
 
 @pytest.mark.parametrize("name", ["items.jsonl", "mixle.toml"])

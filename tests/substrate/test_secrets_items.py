@@ -264,6 +264,13 @@ def test_gate_readmission_accumulates() -> None:
     second = admit(first)
     assert second.redactions == 1
     assert second.item.provenance["redactions"]["count"] == 4
+    # the rules of both admissions, not only the last one's
+    first = admit(SubstrateItem("text", f"token {'ghp_' + rnd(36)}")).item
+    first.text += " and password = 'Xk9#mQ2v!Lp7wRt4'"
+    assert admit(first).item.provenance["redactions"] == {
+        "count": 2,
+        "rules": ["github_token", "sensitive_assignment"],
+    }
 
 
 def test_item_screen_never_misses_what_a_field_scan_finds() -> None:

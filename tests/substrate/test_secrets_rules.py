@@ -1244,6 +1244,13 @@ def test_a_placeholder_key_block_is_not_a_finding(body: str) -> None:
     assert detect_secrets(pem("RSA ", body)).clean
 
 
+def test_a_token_holding_five_equal_characters_by_chance_is_found() -> None:
+    # a run of six marks a fill-in (AKIAXXXXXXXX...); five happen in random tokens
+    token = "ghp_Zq8Lm3Vt9R" + "QQQQQ" + "x2Kp7Wn4Ys6Hd1Fb5Gc0J"
+    assert detect_secrets(f"token {token}").rules() == ["github_token"]
+    assert detect_secrets("token ghp_Zq8Lm3Vt9R" + "QQQQQQ" + "x2Kp7Wn4Ys6Hd1Fb5Gc").clean
+
+
 def test_an_access_key_id_holding_four_xs_by_chance_is_found() -> None:
     assert detect_secrets("key id AKIAQ3EGRTW7XXXX5NXK").rules() == ["aws_access_key"]
     assert detect_secrets("key id AKIAXXXXXXXXXXXXXXXX").clean  # filled in with x's
@@ -1267,6 +1274,15 @@ def test_url_credentials_on_an_example_host(host: str, secret: bool) -> None:
     assert detect_secrets(text).rules() == (["url_credentials"] if secret else [])
     random_one = f"postgres://admin:Xq9vT2mLzR4wP8s@{host}:5432/prod"
     assert detect_secrets(random_one).rules() == ["url_credentials"]
+
+
+def test_url_credentials_whose_password_is_the_user_name_are_a_default() -> None:
+    # a compose file's or a tutorial's deploy:deploy (the case aside) is no secret
+    for url in ("postgres://deploy:deploy@db.internal/app", "amqp://Guest:guest@mq:5672/"):
+        assert detect_secrets(url).clean, url
+    assert detect_secrets("postgres://deploy:Xq9vT2mLzR4w@db.internal/app").rules() == [
+        "url_credentials"
+    ]
 
 
 def test_reference_rule_names_kept() -> None:

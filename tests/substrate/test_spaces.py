@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
@@ -242,6 +243,36 @@ def test_a_merged_away_items_references_stay_hidden_from_readers_who_cannot_foll
     assert entry["merged_from"] == other  # the merge itself is the reader's to see
     assert history(store, keep)[0]["from_provenance"] == {"supersedes": hidden}
     assert hidden in str(reader_view(store, merged, visible_scopes("bravo")).provenance)
+
+
+@pytest.mark.parametrize(
+    "provenance",
+    [
+        {"supersedes": ["{hidden}", "{seen}"]},  # a list of them
+        {"replaces": "{hidden}"},
+        {"superseded_by": "{hidden}"},
+        {"merged_into": "{hidden}"},
+        {"version_history": [{"from_provenance": {"supersedes": "{hidden}"}}]},
+        {"version_history": [{"kept_provenance": {"replaces": "{hidden}"}}]},
+        {"version_history": [{"from_history": [{"from_provenance": {"replaces": "{hidden}"}}]}]},
+    ],
+)
+def test_every_reference_a_provenance_holds_to_a_hidden_item_is_left_out(
+    store: Substrate, provenance: dict[str, object]
+) -> None:
+    # each place an item's record names another: a reader who cannot read it learns no id
+    from substrate.visibility import reader_view
+
+    hidden = store.add("text", "bravo only", scope="bravo")
+    seen = store.add("text", "alpha's own", scope="alpha")
+    written = orjson.loads(orjson.dumps(provenance).replace(b"{hidden}", hidden.encode()))
+    written = orjson.loads(orjson.dumps(written).replace(b"{seen}", seen.encode()))
+    item = store.get(store.add("text", "alpha note", scope="alpha", provenance=written))
+    assert item is not None
+    shown = str(reader_view(store, item, visible_scopes("alpha")).provenance)
+    assert hidden not in shown
+    assert (seen in shown) == ("{seen}" in str(provenance))  # what it may read stays
+    assert hidden in str(reader_view(store, item, visible_scopes("bravo")).provenance)
 
 
 def test_items_a_team_is_given_hold_no_link_to_what_it_cannot_read(store: Substrate) -> None:
