@@ -22,6 +22,7 @@ from typing import Any
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
 from substrate.locking import exclusive_lock
 from substrate.replacing import open_temporary, remove_abandoned_temporaries, replacing
+from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.textscan import TextFinding
 
 BASELINE_VERSION = 1
@@ -67,11 +68,13 @@ def merge_baseline(
         findings: every finding of the latest scan.
         scanned_paths: the paths that scan read. Entries for other paths are kept, so
             updating from a scan of a few files does not drop the rest; None means the scan
-            covered the whole tree and the old entries are replaced.
+            covered the whole tree and the old entries are replaced. An entry whose path
+            has a secret masked in it is kept too: two files whose names hold two tokens
+            are named alike masked, and one scanned would drop the other's entry.
     """
     entries: dict[str, dict[str, str]] = {}
     if scanned_paths is not None:
-        seen = set(scanned_paths)
+        seen = {path for path in scanned_paths if MASK_LEAD not in path}
         entries = {fp: dict(m) for fp, m in baseline.entries.items() if m["path"] not in seen}
     entries.update(baseline_from_findings(findings).entries)
     return Baseline(entries)

@@ -835,6 +835,30 @@ def test_a_name_that_is_not_utf8_has_one_fingerprint_staged_tracked_or_given(
 
 
 @needs_git
+def test_an_update_keeps_the_entry_of_another_file_named_alike_once_masked(
+    mixle: Run, repo: Path
+) -> None:
+    # keys/<token A>.pem and keys/<token B>.pem are both keys/[REDACTED:github_token].pem in
+    # the baseline: updating from a commit of A dropped B's entry, and CI failed on B
+    other = token("gh" + "p_", 36)
+    (repo / "keys").mkdir()
+    (repo / "keys" / f"{GH}.pem").write_text("one\n")
+    (repo / "keys" / f"{other}.pem").write_text("two\n")
+    git(repo, "add", "-A")
+    base = str(repo / "base.json")
+    made = mixle("scan-secrets", "--all", "--baseline", base, "--update-baseline")
+    assert made.exit_code == 0 and "2 accepted finding(s)" in made.stderr
+    git(repo, "add", "base.json")
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    (repo / "keys" / f"{GH}.pem").write_text("one, edited\n")
+    git(repo, "add", "keys")
+    assert mixle("scan-secrets", "--baseline", base, "--update-baseline").exit_code == 0
+    assert mixle("scan-secrets", "--all", "--baseline", base).exit_code == 0
+    paths = {r["path"] for r in json.loads(Path(base).read_text("utf-8"))["findings"]}
+    assert paths == {"keys/[REDACTED:github_token].pem"}
+
+
+@needs_git
 def test_a_staged_update_drops_the_entries_of_files_deleted_or_renamed_away(
     mixle: Run, repo: Path
 ) -> None:
