@@ -88,7 +88,9 @@ def _unmarked_utf16(probe: bytes) -> WideEncoding | None:
                 return WideEncoding(codec, "UTF-16", 0, 2)
     for codec in ("utf-16-le", "utf-16-be"):  # few ASCII letters: Chinese, Japanese, Korean
         text = probe.decode(codec, "replace")
-        if "\0" not in text and len(_OF_A_SCRIPT.findall(text)) >= _SCRIPT_CHARS * len(text):
+        if "\0" in text or len(set(text)) < min(_DISTINCT_CHARS, len(text) // 2):
+            continue  # (a pattern of a few units repeated: "\x89PNG\0" read as "傉䝎褀乐G")
+        if len(_OF_A_SCRIPT.findall(text)) >= _SCRIPT_CHARS * len(text):
             return WideEncoding(codec, "UTF-16", 0, 2)
     return None
 
@@ -102,6 +104,7 @@ _OF_A_SCRIPT = re.compile(
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]"
 )
 _SCRIPT_CHARS = 0.97
+_DISTINCT_CHARS = 24
 
 
 def _reads_as(data: bytes, wide: WideEncoding) -> bool:
