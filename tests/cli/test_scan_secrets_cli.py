@@ -874,10 +874,15 @@ def test_a_staged_update_drops_the_entries_of_files_deleted_or_renamed_away(
     assert check.exit_code == 1  # new.py's secrets have a new path, so new fingerprints
     assert "6 baseline entries no longer match" in check.stderr
     update = mixle("scan-secrets", "--baseline", base, "--update-baseline")
-    assert "2 accepted finding(s) (+2, -6)" in update.stderr
+    # the entries of a file whose name is masked stay: they could be another file's of a
+    # name alike once masked (a scan of the whole tree drops them)
+    assert "4 accepted finding(s) (+2, -4)" in update.stderr
     paths = {r["path"] for r in json.loads(Path(base).read_text("utf-8"))["findings"]}
-    assert paths == {"new.py"}
+    assert paths == {"new.py", "creds_[REDACTED:github_token].txt"}
     assert_no_secret(update.stdout + update.stderr)
+    git(repo, "commit", "-qm", "second", "--no-verify")
+    whole = mixle("scan-secrets", "--all", "--baseline", base, "--update-baseline")
+    assert "2 accepted finding(s) (+0, -2)" in whole.stderr
 
 
 @needs_git
