@@ -203,6 +203,7 @@ resource.setrlimit(resource.RLIMIT_AS, (size + (160 << 20), resource.RLIM_INFINI
 find_secrets('{"key": "' + base64.b64encode(os.urandom(1_500_000)).decode() + '"}')
 find_secrets("?key=1&" * 300_000)
 find_secrets("key=" * 500_000)
+find_secrets('x = "a" "b"\\nDATA = "' + base64.b64encode(os.urandom(1_500_000)).decode() + '"')
 """
 
 
