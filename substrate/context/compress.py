@@ -132,11 +132,12 @@ def _goes_on(parts: list[str]) -> bool:
 
 
 def _blocks(text: str) -> list[str]:
-    """Paragraphs and list items with their wrapped lines joined; a code block's lines are a
-    block of their own (its fences are marks, not words), joined to a line ending with ":"
-    that introduces it. A line a rule of punctuation underlines (reStructuredText, or a
-    Markdown setext heading) is a heading, written as a Markdown one; the rule is a mark. So
-    is a line all in bold that starts a block, as notes often label what follows."""
+    """Paragraphs and list items with their wrapped lines joined; each line of a code block
+    is a block of its own (its fences are marks, not words), the first joined to a line
+    ending with ":" that introduces it. A line a rule of punctuation underlines
+    (reStructuredText, or a Markdown setext heading) is a heading, written as a Markdown
+    one; the rule is a mark. So is a line all in bold that starts a block, as notes often
+    label what follows."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
         lines = paragraph.splitlines()
@@ -190,7 +191,10 @@ def _blocks(text: str) -> list[str]:
                 current = []
             if line.strip():
                 current.append(line.strip())
-                if len(current) > 1 and current[-2].endswith(":") and not fenced:
+                if fenced:  # a line of code is a block of its own: two commands joined by a
+                    blocks.append(" ".join(current))  # space read as one other command
+                    current = []
+                elif len(current) > 1 and current[-2].endswith(":"):
                     # "Do this:" + the command: the pair is one block, whatever follows.
                     blocks.append(" ".join(current))
                     current = []

@@ -795,6 +795,23 @@ def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
     ]
 
 
+def test_each_line_of_code_is_a_sentence_and_a_summary_keeps_them_apart() -> None:
+    # joined by a space, two commands read as one other command in a compressed packet
+    from substrate.context.compress import sentences
+
+    note = (
+        "Run these on the ops host, one per line:\n```sh\nsudo systemctl restart billing-api"
+        '\njournalctl -u billing-api --since "10 minutes ago" | grep -i error\n```\n'
+        "The billing API restarts in about a minute. " + "Other words follow here. " * 20
+    )
+    assert sentences(note)[:2] == [
+        "Run these on the ops host, one per line: sudo systemctl restart billing-api",
+        'journalctl -u billing-api --since "10 minutes ago" | grep -i error',
+    ]
+    summary = compress_text(note, "restart billing-api journalctl", 250)
+    assert "sudo systemctl restart billing-api\n\njournalctl -u billing-api" in summary
+
+
 def test_a_packet_built_positionally_as_the_seed_api_does() -> None:
     its = items("first text")
     packet = ContextPacket("t", its, [1.0], ContextBudget(), 0, 1, ["first"], True)
