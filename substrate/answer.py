@@ -43,6 +43,7 @@ from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError, require_count, require_number, require_text
 from substrate.factconflict import sources_disagreeing
+from substrate.functionwords import FUNCTION_WORDS
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -296,12 +297,17 @@ def unmentioned_in(
     """The words of ``question``'s topic that no item ``readable`` lets through mentions,
     and their share of its idf mass (``search.engine.unmentioned``)."""
     topic = without_light_verbs(topic_text(question))
+    # "es", "el", "del": said by every Spanish note, they would count as mentioned
+    topic = " ".join(w for w in topic.split() if w.casefold().strip(_MARKS) not in FUNCTION_WORDS)
     # a frame's verb need not be said ("written" of "What language is X written in?", where
     # the notes say "language: Go"): no note saying it is nothing unmentioned
     verbs = frame_verb_terms(frame_of(question))
     if verbs:
         topic = " ".join(w for w in topic.split() if not (said := terms(w)) or not said <= verbs)
     return unmentioned(substrate, topic, filters=readable, alike=_alike_in(topic))
+
+
+_MARKS = "¿?¡!.,;:\"'«»()"
 
 
 def _alike_in(text: str) -> dict[str, frozenset[str]]:

@@ -3123,6 +3123,24 @@ def test_a_question_opening_with_another_language_s_question_word_is_answered(
     assert answer.answer is not None and "Straßenreinigung" in answer.answer
 
 
+def test_another_language_s_function_words_do_not_count_as_a_topic_mentioned() -> None:
+    # "es", "el", "del" are in every Spanish note: counted as said, they hid that no note
+    # mentions marketing, and another responsibility was quoted at confidence 0.83
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    store.add("text", "El responsable es José Peña. La contraseña se cambia cada mes.")
+    store.add("text", "Die Sicherungen werden 14 Tage aufbewahrt. Danach werden sie gelöscht.")
+    marketing = answer_from_substrate(
+        store, "¿Quién es el responsable del marketing?", ExtractiveAnswerer()
+    )
+    assert marketing.abstained and "no readable item mentions 'marketing'" in marketing.note
+    kept = answer_from_substrate(
+        store, "Wie lange werden die Sicherungen aufbewahrt?", ExtractiveAnswerer()
+    )
+    assert kept.answer is not None and "14 Tage" in kept.answer
+
+
 @pytest.mark.parametrize(
     "line", ["- **Location**: Lisbon", "- **Location:** Lisbon", "Location:: Lisbon"]
 )
