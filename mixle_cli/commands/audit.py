@@ -198,6 +198,9 @@ def freshness_cmd(
         )
     if not report["n_items"]:  # not "all 0 item(s) fresh"
         app_state.fail_if_nothing_matched(scope)
+    # by file, then id: two runs diff line by line (in store order, an item rewritten by a
+    # re-ingest moved to the end)
+    report["stale"].sort(key=lambda entry: (entry["ref"] or "", entry["item_id"]))
     stale = [output.with_id(entry) for entry in report["stale"]]
     empty = app_state.own_scope_empty(scope)
     if how is output.Mode.JSON:
@@ -343,8 +346,9 @@ _FRESHNESS_HINTS = (
     ),
     (
         ("superseded", "replaced"),
-        "ask and search pass over an item a newer one replaces; remove it (`mixle rm ID`) "
-        "once nothing needs it",
+        "ask and search pass over an item a newer one replaces; keep it while an item links "
+        "to it (the newer one may: removed, its link would lead nowhere, as `mixle audit` "
+        "would say), else remove it with `mixle rm ID` if it is of no more use",
     ),
     (("aged",), "review aged items; a note's front matter `reviewed: DATE` restarts its age"),
 )

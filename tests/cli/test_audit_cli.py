@@ -848,3 +848,17 @@ def test_freshness_finds_the_explicit_forms_items_of_a_log_appended_to_fresh(
     assert mixle("freshness").stdout == "all 1 item(s) fresh\n"
     log.write_text('{"text": "first!", "input": "q1", "answer": "a1"}\n')
     assert mixle("freshness").exit_code == 1
+
+
+def test_freshness_lists_stale_items_by_file_whatever_the_store_order(
+    mixle: Run, tmp_path: Path
+) -> None:
+    # in store order, an item a re-ingest rewrote moved to the end: runs from cron did not
+    # diff line by line
+    for name in ("b.md", "a.md"):
+        (tmp_path / name).write_text(f"# {name}\n\nFirst text.\n")
+        assert mixle("ingest", str(tmp_path / name), "-q").exit_code == 0
+    for name in ("a.md", "b.md"):
+        (tmp_path / name).write_text(f"# {name}\n\nSecond text.\n")
+    rows = mixle("freshness", "--jsonl").jsonl()
+    assert [Path(row["ref"]).name for row in rows] == ["a.md", "b.md"]
