@@ -26,9 +26,10 @@ ELLIPSIS = "…"
 # except before a line that starts a block of its own (list item, heading, quote, code).
 # (not before "=>": a trace's "who owns the billing-worker? => Payments team" is one)
 # After ".", "!" or "?" and white space (not a day's number before its month: "am 14. Oktober"),
-# and after the full stops Chinese and Japanese write with none ("。", "！", "？")
+# or Arabic's question mark, Urdu's full stop and Hindi's danda ("؟", "۔", "।", "॥") and white
+# space, and after the full stops Chinese and Japanese write with none ("。", "！", "？")
 _SENTENCE_SPLIT = re.compile(
-    r"(?<=[.!?])(?<![0-9]\.)(?!\s*=>)\s+"
+    r"(?<=[.!?\u061f\u06d4\u0964\u0965])(?<![0-9]\.)(?!\s*=>)\s+"
     # after a number that is no day's ("Q3.", "4.2.", "2024.")
     r"|(?<=[0-9]\.)(?<!\s[0-9]\.)(?<!\s[0-9][0-9]\.)(?<!^[0-9]\.)(?<!^[0-9][0-9]\.)"
     r"(?!\s*=>)\s+"
@@ -652,7 +653,7 @@ def _gap(before: str | None, after: str | None) -> int:
 
 
 # A sentence's end: its stop, perhaps inside a closing quote or bracket
-_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
+_ENDS_SENTENCE = re.compile(r"[.!?…\u061f\u06d4\u0964\u0965。！？][\"'”’)\]]*\s*$")
 
 
 def ends_sentence(text: str) -> bool:

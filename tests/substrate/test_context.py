@@ -795,6 +795,21 @@ def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
     ]
 
 
+def test_sentences_end_at_arabic_urdu_and_hindi_marks_too() -> None:
+    # one Arabic "sentence" held the question and its answer; a Hindi claim read as one
+    # held a true and a false sentence, and was supported
+    from substrate.context.compress import ends_sentence, sentences
+
+    assert sentences("ما هو الخادم؟ الخادم في الرياض.") == ["ما هو الخادم؟", "الخادم في الرياض."]
+    assert sentences("यह पहला है। यह दूसरा है॥ اور یہ تیسرا ہے۔ آخر") == [
+        "यह पहला है।",
+        "यह दूसरा है॥",
+        "اور یہ تیسرا ہے۔",
+        "آخر",
+    ]
+    assert all(map(ends_sentence, ("ما هو؟", "यह है।", "یہ ہے۔", "这是。")))
+
+
 def test_each_line_of_code_is_a_sentence_and_a_summary_keeps_them_apart() -> None:
     # joined by a space, two commands read as one other command in a compressed packet
     from substrate.context.compress import sentences
