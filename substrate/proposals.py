@@ -117,7 +117,7 @@ def propose(
     if not allow_secrets:
         refuse_held_secrets(items, to=to, action="proposed")
     for item in items:
-        if already_proposed(item, to, by):  # no second event for the same proposal
+        if already_proposed(item, to):  # no second event for the same proposal
             continue
         earlier = _pending(item)
         if earlier is not None and earlier.get("to") != to:
@@ -161,9 +161,14 @@ def _withdrawn(
     return _with_event(item, {**proposal, "status": WITHDRAWN, "withdrawn_by": by}, event)
 
 
-def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
-    """Whether ``item`` is pending for ``to``, proposed by ``by``, with the content it has."""
-    return proposal_of(item) == _proposal(item, to, by)
+def already_proposed(item: SubstrateItem, to: str) -> bool:
+    """Whether ``item`` is pending for ``to`` with the content it has, whoever proposed it:
+    proposed again by another, it keeps its proposer and its place in the reviewers' queue
+    (the second proposer replaced the first, silently, at the back of the queue)."""
+    proposal = proposal_of(item)
+    if proposal is None:
+        return False
+    return {**proposal, "by": None} == _proposal(item, to, None)
 
 
 def _proposal(item: SubstrateItem, to: str, by: str | None) -> dict[str, Any]:

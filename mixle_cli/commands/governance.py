@@ -346,12 +346,12 @@ def propose_cmd(
     check_scope_name(to, "--to", empty_hint=": name the scope")  # whoever the caller reads as
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
-        already = set()
+        already: dict[str, object] = {}  # id -> who proposed it
         for item in require_items(substrate, ids, scopes, undone="nothing proposed"):
             if item.scope == to:  # a refusal (1) whichever team asks, as for another's item
                 fail(f"{item.id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
-            if already_proposed(item, to, who):
-                already.add(item.id)
+            if already_proposed(item, to):
+                already[item.id] = (proposal_of(item) or {}).get("by")
         done = propose(
             substrate,
             ids,
@@ -368,7 +368,10 @@ def propose_cmd(
         output.emit_json({"proposed": done, "to": to, "by": who, "already": sorted(already)})
     else:
         for item_id in done:
-            again = " (already pending: nothing changed)" if item_id in already else ""
+            again = ""
+            if item_id in already:
+                by_whom = output.printable(str(already[item_id]))
+                again = f" (already pending, proposed by {by_whom}: nothing changed)"
             output.emit_text(f"proposed {item_id} for {to}{again}")
     if ids and not load_governance(substrate).gated(to):
         output.note(

@@ -885,9 +885,17 @@ def test_proposing_again_says_it_is_already_pending(mixle: Run, add: Add) -> Non
         mixle("--as", "ops", "propose", a, "--to", "public").stdout == f"proposed {a} for public\n"
     )
     again = mixle("--as", "ops", "propose", a, "--to", "public")
-    assert again.stdout == f"proposed {a} for public (already pending: nothing changed)\n"
+    assert again.stdout == (
+        f"proposed {a} for public (already pending, proposed by ops: nothing changed)\n"
+    )
     data = mixle("--as", "ops", "propose", a, "--to", "public", "--json").json()
     assert (data["proposed"], data["already"]) == ([a], [a])
+    assert len(mixle("history", a, "--json").json()["proposals"]) == 1
+    # by another: the proposal keeps its proposer and its place in the queue (the second
+    # proposer took the first's place, silently, at the back of the queue)
+    other = mixle("--as", "ops", "propose", a, "--to", "public", "--by", "zed")
+    assert "(already pending, proposed by ops: nothing changed)" in other.stdout
+    assert [r["by"] for r in mixle("pending", "--json").json()] == ["ops"]
     assert len(mixle("history", a, "--json").json()["proposals"]) == 1
 
 

@@ -268,8 +268,9 @@ def test_the_same_proposal_made_again_changes_nothing(store: Substrate) -> None:
     assert propose(store, [a], to="public", by="ops") == [a]
     assert propose(store, [a], to="public", by="ops") == [a]  # still proposed: no new event
     assert [e["event"] for e in proposal_events(store.get(a))] == ["proposed"]  # type: ignore[arg-type]
-    propose(store, [a], to="public", by="bo")  # another proposer: a new proposal
-    assert len(proposal_events(store.get(a))) == 2  # type: ignore[arg-type]
+    propose(store, [a], to="public", by="bo")  # another proposer: the first one stays
+    assert len(proposal_events(store.get(a))) == 1  # type: ignore[arg-type]
+    assert proposal_of(store.get(a))["by"] == "ops"  # type: ignore[arg-type,index]
 
 
 def test_strict_propose_validates_all_ids_first(store: Substrate) -> None:
