@@ -37,7 +37,9 @@ CALLS: dict[str, Callable[[Substrate, str, Any], object]] = {
     "retrieve": lambda s, i, sc: api.retrieve(s, WORDS, scopes=sc),
     "multihop": lambda s, i, sc: api.multihop(s, WORDS, scopes=sc),
     "assemble_context": lambda s, i, sc: api.assemble_context(s, WORDS, scopes=sc),
-    "answer_from_substrate": lambda s, i, sc: api.answer_from_substrate(s, WORDS, None, scopes=sc),
+    "answer_from_substrate": lambda s, i, sc: api.answer_from_substrate(
+        s, WORDS, lambda q, c: q, scopes=sc
+    ),
     "retrieve_action": lambda s, i, sc: api.retrieve_action(s, scopes=sc)("launch"),
     "check_factuality": lambda s, i, sc: api.check_factuality(s, WORDS, scopes=sc),
     "verify_lineage": lambda s, i, sc: api.verify_lineage(s, i, scopes=sc),
