@@ -9,6 +9,7 @@ spans of the matched words are given so a caller can highlight them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +84,22 @@ def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) 
     if hi < len(text) and not text[hi].isspace():  # ends on a word edge, after the last hit
         cut = text.rfind(" ", max(lo + width // 2, last), hi)
         hi = cut if cut != -1 else hi
-    return lo, hi
+    return _whole_character(text, lo, -1), _whole_character(text, hi, +1)
+
+
+def _whole_character(text: str, at: int, step: int) -> int:
+    """``at`` moved (by ``step``) off the inside of a character written as several code
+    points: before a combining mark (a decomposed accent, a voiced-sound mark), or either
+    side of a zero-width joiner (an emoji family). A snippet cut there began with a lone
+    mark, or ended in a dangling joiner."""
+    while 0 < at < len(text) and (_joins(text[at]) or text[at - 1] == "\u200d"):
+        at += step
+    return at
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` belongs to the character before it."""
+    return char == "\u200d" or unicodedata.combining(char) != 0 or "\ufe00" <= char <= "\ufe0f"
 
 
 def lead_in(text: str, first: int, lead: int) -> int:

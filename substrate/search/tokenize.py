@@ -136,7 +136,10 @@ _INVISIBLE = dict.fromkeys(
     + [0x05C4, 0x05C5, 0x05C7]
 )
 
-_INVISIBLE_AS_LETTER = dict.fromkeys(_INVISIBLE, "x")  # same length: spans keep their place
+# (same length: spans keep their place) and the accents of a word written decomposed (NFD, as
+# macOS names files: "re\u0301sume\u0301"), which ``terms`` composes first: a word whole, as
+# its terms are, so that a match in it is shown
+_INVISIBLE_AS_LETTER = dict.fromkeys([*_INVISIBLE, *range(0x0300, 0x0370)], "x")
 
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000

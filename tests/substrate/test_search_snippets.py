@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from substrate.search.snippets import make_snippet
 
 
@@ -93,3 +95,22 @@ def test_a_title_s_underline_and_a_break_are_no_words_of_a_snippet() -> None:
     snippet = make_snippet(text, "paging owner")
     assert snippet.text == "Paging policy Call the owner within 15 minutes. Then wait."
     assert [snippet.text[a:b] for a, b in snippet.spans] == ["Paging", "owner"]
+
+
+def test_a_word_written_decomposed_is_matched_and_marked() -> None:
+    # NFD, as macOS writes file names: its accents cut the word in two, and nothing was marked
+    text = unicodedata.normalize("NFD", "Le résumé du projet est prêt.")
+    snippet = make_snippet(text, "résumé")
+    assert snippet.matches == [unicodedata.normalize("NFD", "résumé")]
+    assert [snippet.text[s:e] for s, e in snippet.spans] == snippet.matches
+
+
+def test_a_snippet_is_never_cut_inside_a_character() -> None:
+    # it began with a lone voiced-sound mark, or ended in a joiner of an emoji family
+    kana = "word " * 60 + unicodedata.normalize("NFD", "バックアップドライブの交換") + " more" * 40
+    family = "billing outage " + "\U0001f468\u200d\U0001f469\u200d\U0001f467" * 40
+    for text, query in ((kana, "ドライブ"), (family, "billing")):
+        for width in range(20, 60):
+            shown = make_snippet(text, query, width=width).text.strip("…")
+            assert not unicodedata.combining(shown[0]) and shown[-1] != "\u200d", width
+            assert shown[0] != "\u200d"
