@@ -245,7 +245,9 @@ class FileChecker:
             if path != ref and manifest.startswith(ref + os.sep):  # in the folder found
                 hashed = path + manifest[len(ref) :]
             state = self._stat(hashed)
-        if not (state.exists and state.is_file):
+        if not state.exists:  # (an artifact's manifest deleted from its folder)
+            return f"moved: referenced path '{shown}' no longer exists"
+        if not state.is_file:
             return f"moved: referenced path '{shown}' is no longer a file"
         if not recorded:  # withheld at ingest (the file held a secret): the stat must tell
             if _same_stat(prov, state):

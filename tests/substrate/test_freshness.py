@@ -607,6 +607,9 @@ def test_an_artifact_is_checked_against_its_manifest(store: Substrate, tmp_path:
     changed = f"changed: content hash of '{manifest}' no longer matches ingest"
     assert check_freshness(store, a).signals == [changed]
     assert freshness_report(store)["stale"][0]["signals"] == [changed]
+    manifest.unlink()  # the folder stays: its manifest is gone, not turned into something else
+    gone = f"moved: referenced path '{manifest}' no longer exists"
+    assert check_freshness(store, a).signals == [gone]
 
 
 def test_age_counts_from_the_last_edit_of_an_ingested_file(tmp_path: Path) -> None:
