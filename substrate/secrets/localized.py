@@ -1,7 +1,9 @@
 """Passwords given under the word for one in other languages ("Passwort: ...", "mot de passe
 : ...", "密码：...") and under the English word with a full-width colon, as Chinese and Japanese
 keyboards type it ("password：..."). The value is judged as one under ``password`` is
-(``placeholders.worth_reporting``): "Passwort: <dein Passwort>" or "密码：******" is none.
+(``placeholders.worth_reporting``): "Passwort: <dein Passwort>" or "密码：******" is none. Under
+the word for a token or a key ("токен: ...", "API-Schlüssel: ..."), as one under ``token`` is:
+only a value that looks random.
 """
 
 from __future__ import annotations
@@ -48,17 +50,40 @@ _WORDS: tuple[str, ...] = (
     "mật khẩu",  # Vietnamese
     "mat khau",
 )
+# The word for a token or a key in those languages: what is written under it is a machine's
+# secret, so only a value that looks random counts (as under "token" or "api_key"): "Schlüssel:
+# im Büro" is where the key is
+TOKEN_WORDS: tuple[str, ...] = (
+    "токен",  # Russian, Ukrainian
+    "ключ",
+    "ключ api",
+    "api-ключ",
+    "schlüssel",  # German
+    "api-schlüssel",
+    "zugangsschlüssel",
+    "zugangstoken",
+    "jeton",  # French
+    "clé api",
+    "clave api",  # Spanish
+    "chave api",  # Portuguese
+    "トークン",  # Japanese
+    "令牌",  # Chinese
+    "密钥",
+    "토큰",  # Korean
+)
 # each also as it is written decomposed (NFD: as macOS names files, and as some editors and
 # tools write text), where its accents are marks of their own: "contrasen\u0303a"
-PASSWORD_WORDS = _WORDS + tuple(
-    decomposed
-    for decomposed in (normalize("NFD", word) for word in _WORDS)
-    if decomposed not in _WORDS
+_ALL = _WORDS + TOKEN_WORDS
+KEYWORDS = _ALL + tuple(
+    decomposed for decomposed in (normalize("NFD", word) for word in _ALL) if decomposed not in _ALL
 )
 
 # The words written without spaces around them (Chinese, Japanese): no word boundary to find
-_UNSPACED = ("パスワード", normalize("NFD", "パスワード"), "密码", "密碼", "口令")
-_SPACED = tuple(word for word in PASSWORD_WORDS if word not in _UNSPACED)
+_UNSPACED = (
+    *("パスワード", normalize("NFD", "パスワード"), "密码", "密碼", "口令"),
+    *("トークン", "令牌", "密钥"),
+)
+_SPACED = tuple(word for word in KEYWORDS if word not in _UNSPACED)
 _KEY = (
     # (after a hyphen too: "WLAN-Passwort"; not inside a word: "Resenha")
     r"(?P<key>(?<!\w)(?:" + "|".join(_SPACED) + r")(?![\w-])|(?:" + "|".join(_UNSPACED) + r"))"
@@ -85,11 +110,12 @@ LOCALIZED_RULES: tuple[Rule, ...] = (
     Rule(
         "sensitive_assignment",
         r"(?i)" + _KEY + _ABOUT + _BETWEEN + r"(?:" + _QUOTED + "|" + _BARE + ")",
-        PASSWORD_WORDS,
+        KEYWORDS,
         kind="localized",
         lines=True,
         boundary=False,
-        description="Passwort: literal, mot de passe : literal, 密码：literal (other languages)",
+        description="Passwort: literal, mot de passe : literal, 密码：literal, токен: random "
+        "(other languages)",
     ),
     Rule(
         "sensitive_assignment",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
+from unicodedata import normalize
 
 from substrate.secrets.around import line_after, line_before
 from substrate.secrets.codetext import in_text
@@ -23,6 +24,7 @@ from substrate.secrets.commands import (
 from substrate.secrets.entropy import char_classes, shannon
 from substrate.secrets.hits import MASK_LEAD, Accepted, Hit
 from substrate.secrets.keynames import classify_key, is_glued_name, names_a_password
+from substrate.secrets.localized import TOKEN_WORDS
 from substrate.secrets.placeholders import (
     credential_ok,
     is_name_like,
@@ -602,9 +604,12 @@ def _localized_valid(
     opened = text[m.start("key") - 1 : m.start("key")]
     if opened in ("'", '"') and not text.startswith(opened, m.end("key")) and group != "su":
         return False  # input("Senha: "), print(...): a label inside a string, then code
-    return worth_reporting(secret, strength="password", quoted=group != "su", key="password")
+    token = normalize("NFC", m.group("key")).casefold() in _TOKEN_WORDS
+    strength = "token" if token else "password"
+    return worth_reporting(secret, strength=strength, quoted=group != "su", key=strength)
 
 
+_TOKEN_WORDS = frozenset(TOKEN_WORDS)
 _CONSTANT = re.compile(r"[A-Z_:]+")  # "--flag=PAROLA:ARG:FLAG"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
 

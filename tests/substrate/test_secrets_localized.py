@@ -46,6 +46,19 @@ def test_a_password_under_its_name_in_another_language_is_found(line: str) -> No
 
 
 @pytest.mark.parametrize(
+    "word", ["токен", "ключ", "API-Schlüssel", "Schlüssel", "jeton", "トークン", "令牌", "토큰"]
+)
+def test_a_random_value_under_the_word_for_a_token_is_found(word: str) -> None:
+    # the English "token:" was known, its words in other languages were not
+    assert redact_secrets(f"{word}: Lz3xCv7bNm5AsQe8Wq2R").endswith(
+        "[REDACTED:sensitive_assignment]"
+    )
+    # a machine's secret: a word or a note under it is where the key is, not the key
+    for said in ("Hausmeister", "im Büro", "в сейфе", "Vault"):
+        assert detect_secrets(f"{word}: {said}").clean, said
+
+
+@pytest.mark.parametrize(
     "word", ["contraseña", "Şifre", "κωδικός", "パスワード", "비밀번호", "Lösenord", "mật khẩu"]
 )
 def test_a_password_under_its_name_written_decomposed_is_found(word: str) -> None:
