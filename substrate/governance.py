@@ -173,8 +173,11 @@ def require_readable(
     if action in ("propose", "publish"):
         who = f"team {who}" if team is not None else who
         message = f"{who} may {action} only into its own or a shared scope, not {safe_repr(scope)}"
-    else:
-        message = f"{who} may not {action} promotions into scope {safe_repr(scope)}"
+    else:  # (whoever --by names: reading as the team, its scope cannot be read)
+        message = (
+            f"{who} may not {action} promotions into scope {safe_repr(scope)}, which it cannot "
+            "read: those granted it act reading as no team, or as the team that owns it"
+        )
     raise AccessDeniedError(message)
 
 

@@ -509,6 +509,13 @@ def pending_cmd(
         output.emit_json(rows)
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
+    elif not rows and app_state.team is not None:
+        # (an approver reading as its own team sees no other team's proposal into its scope:
+        # "nothing is pending" read as none waiting for review)
+        output.note(
+            f"nothing is pending that team {output.printable(app_state.team)} can see; another "
+            "team's proposals are seen reading as that team, or with no team"
+        )
     elif not rows:
         output.note("nothing is pending")
     else:

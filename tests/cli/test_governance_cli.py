@@ -546,7 +546,11 @@ def test_a_team_cannot_approve_into_a_scope_it_cannot_read(
                 result = mixle("--as", "alpha", action, split_shard[key], *extra, *by)
                 text = result.stderr.replace(scope, "S").replace(action, "ACT")
                 seen.add((result.exit_code, result.stdout, text))
-    assert seen == {(1, "", "error: 'alpha' may not ACT promotions into scope 'S'\n")}
+    refusal = (
+        "error: 'alpha' may not ACT promotions into scope 'S', which it cannot read: those "
+        "granted it act reading as no team, or as the team that owns it\n"
+    )
+    assert seen == {(1, "", refusal)}
     assert mixle("history", split_shard["to_beta"], "--json").json() == before
     assert scope_of(mixle, split_shard["to_beta"]) == "alpha"
     # The same team still governs the scopes it reads.
@@ -1140,3 +1144,13 @@ def test_merge_prefer_other_keeps_the_id_and_takes_the_newer_text(mixle: Run, ad
     assert mixle("merge", keep, other, "--prefer", "other").exit_code == 0
     assert mixle("get", keep, "--json").json()[0]["text"] == "Refunds over 1000 EUR need a lead."
     assert mixle("get", other).exit_code == 1
+
+
+def test_pending_as_a_team_says_whose_proposals_it_cannot_see(mixle: Run, add: Add) -> None:
+    # an approver reading as its own team was told "nothing is pending" while another team's
+    # proposal into its scope waited
+    a = add("ops", "to review")
+    assert mixle("--as", "ops", "propose", a, "--to", "public").exit_code == 0
+    told = mixle("--as", "dev", "pending").stderr
+    assert "nothing is pending that team dev can see" in told and a not in told
+    assert a in mixle("pending").stdout

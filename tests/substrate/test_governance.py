@@ -501,7 +501,10 @@ def test_approve_and_reject_into_an_unreadable_scope_are_refused_alike(split: Su
                 message = _refusal(call, split, item_id, strict=True, **how)
                 messages.add(message.replace(scope, "S").replace(action, "ACT"))
                 assert call(split, item_id, **how) is False
-    assert messages == {"'alpha' may not ACT promotions into scope 'S'"}
+    assert messages == {
+        "'alpha' may not ACT promotions into scope 'S', which it cannot read: those granted it "
+        "act reading as no team, or as the team that owns it"
+    }
     for item_id, events in before.items():
         item = split.get(item_id)
         assert item is not None and item.scope == "alpha" and item.provenance["proposals"] == events
@@ -528,7 +531,10 @@ def test_naming_an_unreadable_scope_is_refused_whether_the_item_exists_or_not(
                         split, [item_id], to=scope, scopes=ALPHA_READS, team="alpha", strict=strict
                     )
                 proposals.add(str(caught.value))
-        assert approvals == {f"'alpha' may not approve promotions into scope {scope!r}"}
+        assert approvals == {
+            f"'alpha' may not approve promotions into scope {scope!r}, which it cannot read: "
+            "those granted it act reading as no team, or as the team that owns it"
+        }
         assert proposals == {
             f"team 'alpha' may propose only into its own or a shared scope, not {scope!r}"
         }
