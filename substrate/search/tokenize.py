@@ -139,7 +139,27 @@ _INVISIBLE = dict.fromkeys(
 # (same length: spans keep their place) and the accents of a word written decomposed (NFD, as
 # macOS names files: "re\u0301sume\u0301"), which ``terms`` composes first: a word whole, as
 # its terms are, so that a match in it is shown
-_INVISIBLE_AS_LETTER = dict.fromkeys([*_INVISIBLE, *range(0x0300, 0x0370)], "x")
+_INVISIBLE_AS_LETTER = dict.fromkeys([*_INVISIBLE, *range(0x0300, 0x0370), 0x0640], "x")
+
+# Spellings of one letter that writers use for each other, folded to one: Russian "ё" (most
+# texts write "е"), Arabic's alef with a hamza, a madda or a wasla, its taa marbuta and alef
+# maksura (written as haa and yaa as often), and its tatweel, a stretch of the line that is
+# no letter ("احمد" finds "أحمد", "المكتبه" "المكتبة"); and the digits of Arabic and
+# Devanagari writing, found by the digits typed ("30" finds "٣٠")
+_FOLDED: dict[int, str | None] = {
+    ord("ё"): "е",
+    ord("Ё"): "Е",
+    **dict.fromkeys(map(ord, "أإآٱ"), "ا"),
+    ord("ة"): "ه",
+    ord("ى"): "ي",
+    0x0640: None,
+    **{
+        code: str(code - base)
+        for base in (0x0660, 0x06F0, 0x0966)
+        for code in range(base, base + 10)
+    },
+}
+_UNIFORM = {**_INVISIBLE, **_FOLDED}
 
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000
@@ -163,8 +183,9 @@ class Analyzer:
         if not text.isascii():
             # one spelling per text: composed accents (NFD from macOS file names splits a word
             # at each mark), full-width letters and ligatures are folded to what users type,
-            # and characters that show nothing (a zero-width space, a soft hyphen) dropped
-            text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+            # characters that show nothing (a zero-width space, a soft hyphen) dropped, and
+            # letters written for each other made one (``_FOLDED``)
+            text = unicodedata.normalize("NFKC", text).translate(_UNIFORM)
         pattern = _words_of(text)
         for cjk, word in pattern.findall(text):
             if cjk:

@@ -120,6 +120,15 @@ def test_unicode_letters_are_words_and_latin_accents_are_dropped(analyzer: Analy
         ("ΑΘΗΝΑ", "αθηνα"),
         ("محمّد", "محمد"),  # Arabic, its shadda unwritten
         ("הַחוֹזֶה", "החוזה"),  # Hebrew, pointed and not
+        ("Ёлка", "елка"),  # Russian "ё", most often written "е"
+        ("أحمد", "احمد"),  # Arabic alef with a hamza
+        ("إسلام آمن", "اسلام امن"),  # with a hamza below, with a madda
+        ("المكتبة", "المكتبه"),  # taa marbuta written as haa
+        ("مستشفى", "مستشفي"),  # alef maksura written as yaa
+        ("الكتـــاب", "الكتاب"),  # a tatweel stretching the line
+        ("٣٠ يوما", "30 يوما"),  # Arabic-Indic digits
+        ("۱۲ روز", "12 روز"),  # Persian ones
+        ("१५ दिन", "15 दिन"),  # Devanagari ones
     ],
 )
 def test_letters_typed_without_their_marks_find_them(
