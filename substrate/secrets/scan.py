@@ -309,17 +309,32 @@ def _escaped(m: re.Match[str]) -> str:
 def masked_repr(result: Any) -> str:
     """A result dataclass's repr with the secrets in its text fields masked (and in the texts
     of a list or tuple field): a question or task typed with a credential in it, kept as
-    given, is not shown back by ``print``."""
+    given, is not shown back by ``print``. Each field is shown short (``_REPR_CHARS``, the
+    first ``_REPR_ENTRIES`` of a list): an answer printed in a notebook showed its whole
+    packet and evidence, 70,000 characters."""
     shown = (f"{f.name}={_masked(getattr(result, f.name))}" for f in fields(result) if f.repr)
     return f"{type(result).__name__}({', '.join(shown)})"
 
 
+_REPR_CHARS = 200
+_REPR_ENTRIES = 3
+
+
 def _masked(value: object, depth: int = 0) -> str:
     if isinstance(value, str):
-        return safe_repr(value)  # masked before quoting: escapes would hide a secret's shape
+        # masked before quoting (escapes would hide a secret's shape) and before cutting (a
+        # secret cut in two would be found in neither half)
+        return _short(safe_repr(value))
     if isinstance(value, list | tuple) and depth < 4:  # (a list holding itself ends here)
-        inner = ", ".join(_masked(part, depth + 1) for part in value)
+        parts = [_masked(part, depth + 1) for part in value[:_REPR_ENTRIES]]
+        if len(value) > _REPR_ENTRIES:
+            parts.append(f"... {len(value) - _REPR_ENTRIES} more")
+        inner = ", ".join(parts)
         if isinstance(value, list):
             return f"[{inner}]"
         return f"({inner}{',' if len(value) == 1 else ''})"
-    return safe_text(repr(value))
+    return _short(safe_text(repr(value)))
+
+
+def _short(shown: str) -> str:
+    return shown if len(shown) <= _REPR_CHARS else f"{shown[: _REPR_CHARS - 1]}…"

@@ -1052,6 +1052,19 @@ def test_results_print_a_secret_typed_into_the_question_masked() -> None:
     assert GITHUB_TOKEN not in repr(Step("delegate", "text", looped, 1.0, 1.0))  # type: ignore[arg-type]
 
 
+def test_a_result_s_repr_is_short_whatever_it_holds() -> None:
+    # an answer printed in a notebook showed its whole packet and evidence: 70,000 characters
+    from substrate import Substrate, answer_from_substrate
+
+    shard = Substrate()
+    for n in range(40):
+        shard.add("text", f"Refunds take {n} days in region {n}. " + "Detail of the policy. " * 80)
+    answer = answer_from_substrate(shard, "How long do refunds take?", lambda q, c: "5 days [1]")
+    shown = repr(answer)
+    assert len(shown) < 2000 and shown.startswith("Answer(question='How long do refunds take?'")
+    assert "answer='5 days [1]'" in shown and "... " in shown  # (the evidence listed short)
+
+
 def test_answerer_reprs_never_raise() -> None:
     assert repr(CommandAnswerer(None)) == "CommandAnswerer(program='', timeout=120.0)"  # type: ignore[arg-type]
     changed = HttpAnswerer("http://h:8080/v1", "m")
