@@ -106,6 +106,12 @@ def record_problem(data: dict[str, Any]) -> str | None:
     for name, expected in _FIELD_TYPES:
         if name in data and not isinstance(data[name], expected):
             return f"'{name}' must be a {expected.__name__}"
+    # a field mixle writes gone where one it does not write is: a key damaged by hand or by
+    # the disk ("scoop" for "scope"), which read by default would move the item to scope
+    # "local", or empty its text (a record written with only some fields is read as it is)
+    missing = [name for name in _ALWAYS_WRITTEN if name not in data]
+    if missing and any(key not in FIELD_NAMES for key in data):
+        return f"'{missing[0]}' is missing, where a field mixle never writes is (a damaged key?)"
     for name in ("tags", "links"):
         value = data.get(name, _NO_STRINGS)
         # every record is checked as it is written: most lists are empty
@@ -120,6 +126,7 @@ def record_problem(data: dict[str, Any]) -> str | None:
 
 
 _FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
+_ALWAYS_WRITTEN = ("text", "scope")
 
 # The deepest nesting a stored record may have. mixle writes no value deeper than the gate's
 # 64 levels; one a hand or another tool wrote deeper than this could be read, but not written

@@ -350,6 +350,24 @@ def test_records_of_the_wrong_shape_are_corruption_naming_the_line(
         Substrate(tmp_path).get(ids[1])
 
 
+@pytest.mark.parametrize("field", ["scope", "text"])
+def test_a_damaged_key_is_corruption_not_a_default(tmp_path: Path, field: str) -> None:
+    # "scoop" for "scope": read by default, a team's item moved to scope "local" silently
+    s = Substrate(tmp_path)
+    s.add("text", "teamA private salary plan", scope="teamA")
+    s.save()
+    path = tmp_path / "items.jsonl"
+    damaged = path.read_bytes().replace(f'"{field}":'.encode(), f'"{field[:-1]}X":'.encode())
+    path.write_bytes(damaged)
+    with pytest.raises(CorruptShardError, match=f"'{field}' is missing") as info:
+        Substrate(tmp_path).all()
+    assert info.value.line == 2
+    minimal = tmp_path / "minimal"  # a record written with only some fields is read as it is
+    minimal.mkdir()
+    (minimal / "items.jsonl").write_bytes(b'{"id": "a1", "kind": "text", "text": "hi"}\n')
+    assert [(i.text, i.scope) for i in Substrate(minimal).all()] == [("hi", "local")]
+
+
 # -- hand edits of the log -------------------------------------------------------------------
 # The docs tell users to fix a corrupt line by editing items.jsonl. Offsets into the log (the
 # catalog's, the search index's, a running process's) are then void and must be noticed.
