@@ -115,7 +115,8 @@ def load_baseline(path: str | Path) -> Baseline:
         raise InvalidInputError(f"baseline {p} is not valid JSON: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
         raise InvalidInputError(f"baseline {p} has no 'findings' list")
-    if doc.get("version") != BASELINE_VERSION:
+    version = doc.get("version")
+    if type(version) is not int or version != BASELINE_VERSION:  # (true == 1, 1.0 == 1)
         raise InvalidInputError(f"baseline {p} has unsupported version {doc.get('version')!r}")
     entries: dict[str, dict[str, str]] = {}
     for i, row in enumerate(doc["findings"]):

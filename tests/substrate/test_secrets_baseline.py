@@ -67,6 +67,8 @@ def test_baseline_errors(tmp_path: Path) -> None:
         "{not json",
         '{"version": 1}',
         '{"version": 9, "findings": []}',
+        '{"version": true, "findings": []}',  # (equal to 1 in Python, no version all the same)
+        '{"version": 1.0, "findings": []}',
         '{"version": 1, "findings": [{"fingerprint": "zz", "rule": "x", "path": "y"}]}',
     ):
         bad.write_text(content, encoding="utf-8")
