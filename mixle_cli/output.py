@@ -5,6 +5,7 @@ stdout carries data only; progress, warnings, hints and errors go to stderr.
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -301,6 +302,18 @@ def _a_terminal(console: Console) -> bool:
         return bool(console.is_terminal and isatty is not None and isatty())
     except ValueError:  # a closed stream
         return False
+
+
+def quiet_waits(ctx: typer.Context, value: bool) -> bool:
+    """A ``--quiet`` option's callback: with it, a wait for another writer goes unsaid, for
+    the command's run (a cron run overlapping another mailed its warning each time, and then
+    did its work)."""
+    if value:
+        locking = logging.getLogger("substrate.locking")
+        before = locking.level
+        locking.setLevel(logging.ERROR)
+        ctx.call_on_close(lambda: locking.setLevel(before))
+    return value
 
 
 @contextmanager

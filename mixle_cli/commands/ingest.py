@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import signal
@@ -64,17 +63,6 @@ NoRedactOpt = Annotated[
 ]
 
 
-def _quiet(ctx: typer.Context, value: bool) -> bool:
-    """``--quiet``: also a wait for another writer goes unsaid, for the command's run (a cron
-    run overlapping another mailed its warning each time, and then did its work)."""
-    if value:
-        locking = logging.getLogger("substrate.locking")
-        before = locking.level
-        locking.setLevel(logging.ERROR)
-        ctx.call_on_close(lambda: locking.setLevel(before))
-    return value
-
-
 QuietOpt = Annotated[
     bool,
     typer.Option(
@@ -82,7 +70,7 @@ QuietOpt = Annotated[
         "-q",
         help="No progress, no summary, no skipped files, no word of waiting for another "
         "writer; problems are still said.",
-        callback=_quiet,
+        callback=output.quiet_waits,
     ),
 ]
 SourceOpt = Annotated[

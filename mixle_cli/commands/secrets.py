@@ -589,7 +589,14 @@ def scan_secrets(
         ),
     ] = 0,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No summary and no notes on skipped files.")
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="No summary, no notes on skipped files, no word of waiting for another "
+            "update of the baseline.",
+            callback=output.quiet_waits,
+        ),
     ] = False,
     json: output.JsonOpt = False,
     jsonl: Annotated[

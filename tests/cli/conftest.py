@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from collections.abc import Callable
@@ -53,3 +54,18 @@ def mixle_process(mixle_bin: str) -> Callable[..., subprocess.CompletedProcess[s
         return subprocess.run([mixle_bin, *args], capture_output=True, text=True, **options)
 
     return run
+
+
+@pytest.fixture
+def waits_for_a_lock() -> Callable[[int], bool]:
+    """Whether a task of a process sleeps on a file lock (Linux's wchan): a test holding a lock
+    sees a command wait for it, rather than guessing with a sleep."""
+
+    def waits(pid: int) -> bool:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                if "lock" in (task / "wchan").read_text():
+                    return True
+        return False
+
+    return waits

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -1314,19 +1313,10 @@ def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
     assert Substrate(shard).search("Hello") == []
 
 
-def _waits_for_a_lock(pid: int) -> bool:
-    """Whether a task of process ``pid`` sleeps on a file lock (Linux's wchan)."""
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            if "lock" in (task / "wchan").read_text():
-                return True
-    return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
 @pytest.mark.parametrize("quiet", [False, True])
 def test_a_quiet_ingest_says_nothing_of_waiting_for_another_writer(
-    tmp_path: Path, mixle_bin: str, quiet: bool
+    tmp_path: Path, mixle_bin: str, quiet: bool, waits_for_a_lock: Callable[[int], bool]
 ) -> None:
     # a cron run overlapping another mailed the warning each time, and then did its work
     import time
@@ -1339,7 +1329,7 @@ def test_a_quiet_ingest_says_nothing_of_waiting_for_another_writer(
             text=True,
         )
         deadline = time.monotonic() + 30
-        while not _waits_for_a_lock(run.pid):  # (it waits for the lock this process holds)
+        while not waits_for_a_lock(run.pid):  # (it waits for the lock this process holds)
             assert time.monotonic() < deadline and run.poll() is None
             time.sleep(0.05)
     out, err = run.communicate(timeout=30)

@@ -1311,3 +1311,35 @@ def test_a_file_name_with_a_newline_stays_on_its_note_line(mixle: Run, work: Pat
     result = mixle("scan-secrets", ".")
     notes = [line for line in result.stderr.splitlines() if "name.bin" in line]
     assert len(notes) == 1 and notes[0].startswith("odd\\x0aname.bin: skipped"), result.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_quiet_scan_says_nothing_of_waiting_for_another_update_of_the_baseline(
+    work: Path, mixle_bin: str, quiet: bool, waits_for_a_lock: Callable[[int], bool]
+) -> None:
+    # two hooks updating one baseline at once: -q still told of the wait
+    import fcntl
+    import time
+
+    dirty(work)
+    (work / "base").mkdir()
+    holder = os.open(work / "base", os.O_RDONLY)  # another update's hold on its folder
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        args = ["scan-secrets", "--baseline", "base/b.json", "--update-baseline", "deploy.py"]
+        run = subprocess.Popen(
+            [mixle_bin, *args, *(["-q"] if quiet else [])],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while not waits_for_a_lock(run.pid):
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.05)
+    finally:
+        os.close(holder)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 0, err
+    assert ("waiting for another process" in err) is not quiet
