@@ -291,9 +291,20 @@ _PUBLISHED_GONE_HINT = (
     "publish its new item and `mixle merge PUBLISHED NEW --prefer other`, else remove the copy "
     "with `mixle rm ID`"
 )
+# Read as a team, a copy another scope's ingest published: its new item is not the team's to
+# publish (it would be refused), so no step is told, only whose it is to take
+_PUBLISHED_BY_OTHERS_HINT = (
+    "published item(s) {} keep the text they were published with; their file was ingested "
+    "into a scope other than your team's, whose members may publish its new item and merge it"
+)
 _PUBLISHED = "publish"
 _PUBLISHED_GONE = "publish, file gone"
-_HINTS = {_PUBLISHED: _PUBLISHED_HINT, _PUBLISHED_GONE: _PUBLISHED_GONE_HINT}
+_PUBLISHED_BY_OTHERS = "publish, another scope's"
+_HINTS = {
+    _PUBLISHED: _PUBLISHED_HINT,
+    _PUBLISHED_GONE: _PUBLISHED_GONE_HINT,
+    _PUBLISHED_BY_OTHERS: _PUBLISHED_BY_OTHERS_HINT,
+}
 
 
 def _not_ingested(app_state: AppState, report: dict[str, Any]) -> dict[str, str]:
@@ -308,9 +319,12 @@ def _not_ingested(app_state: AppState, report: dict[str, Any]) -> dict[str, str]
     gone = [item_id for item_id, kinds in told.items() if kinds & set(_INGEST_KINDS)]
     items = app_state.substrate().read_items(gone, keep=False) if gone else {}
     found = {}
+    team = app_state.team
     for item_id, item in items.items():
         if published_copy(item):
-            if "changed" in told[item_id]:
+            if team is not None and item.provenance.get("ingest_scope") != team:
+                found[item_id] = _PUBLISHED_BY_OTHERS
+            elif "changed" in told[item_id]:
                 found[item_id] = _PUBLISHED
             elif "moved" in told[item_id]:
                 found[item_id] = _PUBLISHED_GONE

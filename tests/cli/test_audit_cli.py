@@ -862,3 +862,23 @@ def test_freshness_lists_stale_items_by_file_whatever_the_store_order(
         (tmp_path / name).write_text(f"# {name}\n\nSecond text.\n")
     rows = mixle("freshness", "--jsonl").jsonl()
     assert [Path(row["ref"]).name for row in rows] == ["a.md", "b.md"]
+
+
+def test_freshness_as_another_team_tells_no_step_it_cannot_take(
+    mixle: Run, tmp_path: Path
+) -> None:
+    # research was told to publish platform's file's new item and merge: it would be refused
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "retry.md").write_text("# Retry\n\nWe retry three times.\n")
+    assert mixle("--as", "platform", "ingest", str(notes), "-q").exit_code == 0
+    [item] = mixle("--as", "platform", "ls", "--jsonl").jsonl()
+    assert mixle("--as", "platform", "publish", item["id"], "--to", "public").exit_code == 0
+    (notes / "retry.md").write_text("# Retry\n\nWe retry five times.\n")
+    theirs = mixle("--as", "research", "freshness")
+    assert theirs.exit_code == 1 and "ingested into a scope other than your team's" in (
+        theirs.stderr
+    )
+    assert "mixle merge" not in theirs.stderr
+    own = mixle("--as", "platform", "freshness")
+    assert "mixle merge PUBLISHED NEW --prefer other" in own.stderr
