@@ -10,6 +10,7 @@ item stored with ``--no-redact``, a secret typed into the task) are masked befor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -94,7 +95,7 @@ def pack_context(
         if min_score is not None and score < min_score:
             continue
         seen.add(item.id)
-        content = (item.kind, item_text(item))
+        content = (item.kind, _gist(item_text(item)))
         if content in said:
             continue
         said.add(content)
@@ -259,6 +260,15 @@ def _in_force(
     return [i for i, _ in pairs], [s for _, s in pairs], kept.passed_over
 
 
+def _gist(text: str) -> str:
+    """``text``'s words, in small letters: two passages alike but for case, punctuation and
+    spacing ("... take 14 days." and "... take 14 days!") say the same, once."""
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+_WORD = re.compile(r"\w+")
+
+
 class _Packer:
     """Greedy packing with exact accounting of the rendered length."""
 
@@ -276,6 +286,7 @@ class _Packer:
         self.texts: list[str] = []
         self.sources: list[str | None] = []  # as the pieces name them
         self.pieces: list[str] = []
+        self.said: set[str] = set()  # the ``_gist`` of each text packed
         self.used = self.frame.fixed if self.frame is not None else 0
         self.skipped = 0
         self.best_left_out = False  # the first candidate did not fit
@@ -319,6 +330,10 @@ class _Packer:
                     self.best_left_out = True
                 continue
             text, piece = placed
+            gist = _gist(text)
+            if gist in self.said:
+                continue  # its summary is one packed already (near copies of one note)
+            self.said.add(gist)
             self.items.append(item)
             self.scores.append(score)
             self.texts.append(text)

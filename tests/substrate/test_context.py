@@ -315,6 +315,23 @@ def test_a_copy_of_a_packed_passage_is_not_packed_again() -> None:
     assert packet.n_candidates == 2
 
 
+def test_near_copies_and_summaries_alike_are_packed_once() -> None:
+    # "... 14 days." and "... 14 days!", and a longer note whose summary is that sentence:
+    # the sentence took 268 of 300 characters, three times
+    pool = items(
+        "Refunds for defective items take 14 days.",
+        "Refunds for defective items take 14 days!",
+        "Refunds for defective items take 14 days. " + "Other policy words here. " * 20,
+    )
+    budget = ContextBudget(max_chars=300)
+    packet = pack_context("refunds for defective items", pool, [1, 0.9, 0.8], budget=budget)
+    assert [i.id for i in packet.items] == ["item00"] and packet.n_candidates == 2
+    packed = pack_context(
+        "refunds for defective items", pool, [1, 0.9, 0.8], budget=budget, compress=True
+    )
+    assert packed.render().count("take 14 days") == 1
+
+
 def test_nothing_fits_gives_an_empty_packet() -> None:
     packet = pack_context(TASK, items("y" * 500), [1.0], budget=ContextBudget(max_chars=60))
     assert len(packet) == 0 and packet.n_candidates == 1 and packet.best_left_out
