@@ -383,7 +383,8 @@ class Substrate:
         self.settings.refuse_unknown_governance()  # its gate may be off, by a typo
         removed = list(removed)
         if not lines and not removed and not self._unsaved():
-            return  # (no lock taken, none waited for)
+            self.last_append = None  # (nothing written; no lock taken, none waited for)
+            return
         with self.writer_lock():  # the shard's, then this store's own: see ``writer_lock``
             self._save_locked(lines, removed, bulk)
 
@@ -693,7 +694,6 @@ class Substrate:
 
     # -- maintenance ---------------------------------------------------------------------------
 
-    @_serialized
     def compact(self, *, accept_loss: bool = False) -> CompactStats:
         """Rewrite the log with only the live items (atomically), then rebuild the catalog.
 
@@ -705,6 +705,17 @@ class Substrate:
         """
         if self.root is None or self._log is None:
             raise InvalidInputError("compact() needs a shard on disk")
+        log_file = self._log
+        if not (log_file.path.exists() or log_file.end_path.exists() or self._unsaved()):
+            return CompactStats(0, 0, 0)  # never written, nor to be: nothing made, not a lock
+        # the shard's lock, then this store's own, as a save takes them: the other way round,
+        # a thread saving meanwhile would hold one and wait for the other (``writer_lock``)
+        with self.writer_lock():
+            return self._compact(accept_loss)
+
+    @_serialized
+    def _compact(self, accept_loss: bool) -> CompactStats:
+        assert self.root is not None and self._log is not None
         self.save()
         log_file = self._log
         if not log_file.path.exists() and not log_file.end_path.exists():

@@ -864,9 +864,7 @@ def test_freshness_lists_stale_items_by_file_whatever_the_store_order(
     assert [Path(row["ref"]).name for row in rows] == ["a.md", "b.md"]
 
 
-def test_freshness_as_another_team_tells_no_step_it_cannot_take(
-    mixle: Run, tmp_path: Path
-) -> None:
+def test_freshness_as_another_team_tells_no_step_it_cannot_take(mixle: Run, tmp_path: Path) -> None:
     # research was told to publish platform's file's new item and merge: it would be refused
     notes = tmp_path / "notes"
     notes.mkdir()

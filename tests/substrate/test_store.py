@@ -1564,3 +1564,35 @@ def test_a_save_interrupted_after_its_append_leaves_nothing_unsaved(
     store.save()  # nothing left to write
     assert (tmp_path / "shard" / "items.jsonl").stat().st_size == size
     assert len(Substrate(tmp_path / "shard")) == 4
+
+
+def test_a_compaction_and_a_save_waiting_together_both_finish(tmp_path: Path) -> None:
+    # compact took the store's lock, then the shard's; a save the other way round: once
+    # another process let go, each held one and waited for the other
+    import fcntl
+
+    from substrate import locking
+
+    store = Substrate(tmp_path / "shard")
+    first = store.add("text", "a note")
+    store.add("text", "another")
+    store.save()
+    store.remove(first)
+    store.save()
+    other = os.open(tmp_path / "shard" / ".lock", os.O_RDWR)  # another process's hold
+    fcntl.flock(other, fcntl.LOCK_EX)
+    store.add("text", "unsaved")
+    saver = threading.Thread(target=store.save, daemon=True)
+    compactor = threading.Thread(target=store.compact, daemon=True)
+    try:
+        for thread in (saver, compactor):
+            thread.start()
+            deadline = time.monotonic() + 10
+            while thread.ident not in locking._waiting and time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        os.close(other)
+    saver.join(10)
+    compactor.join(10)
+    assert not saver.is_alive() and not compactor.is_alive()
+    assert sorted(i.text for i in Substrate(tmp_path / "shard").all()) == ["another", "unsaved"]
