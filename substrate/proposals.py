@@ -113,11 +113,12 @@ def propose(
     if strict and there:
         raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
     # an approval will take the item out of its scope: a gated one lets only its approvers
-    authorize_moving_out(load_governance(substrate), items, to=to, by=by, action="propose it")
+    governance = load_governance(substrate)
+    authorize_moving_out(governance, items, to=to, by=by, action="propose it")
     if not allow_secrets:
         refuse_held_secrets(items, to=to, action="proposed")
     for item in items:
-        if already_proposed(item, to):  # no second event for the same proposal
+        if already_proposed(item, to, by, governance):  # no second event for one proposal
             continue
         earlier = _pending(item)
         if earlier is not None and earlier.get("to") != to:
@@ -161,14 +162,22 @@ def _withdrawn(
     return _with_event(item, {**proposal, "status": WITHDRAWN, "withdrawn_by": by}, event)
 
 
-def already_proposed(item: SubstrateItem, to: str) -> bool:
-    """Whether ``item`` is pending for ``to`` with the content it has, whoever proposed it:
-    proposed again by another, it keeps its proposer and its place in the reviewers' queue
-    (the second proposer replaced the first, silently, at the back of the queue)."""
+def already_proposed(
+    item: SubstrateItem, to: str, by: str | None = None, governance: Governance | None = None
+) -> bool:
+    """Whether ``item`` is pending for ``to`` with the content it has: proposed again by
+    another, it keeps its proposer and its place in the reviewers' queue (the second proposer
+    replaced the first, silently, at the back of the queue). Unless, with ``governance``, its
+    proposer may no longer release it from its gated scope and ``by`` may: then the proposal
+    is ``by``'s to make again (what the refusal of its approval asks for)."""
     proposal = proposal_of(item)
-    if proposal is None:
+    if proposal is None or {**proposal, "by": None} != _proposal(item, to, None):
         return False
-    return {**proposal, "by": None} == _proposal(item, to, None)
+    proposer = proposal.get("by")
+    if governance is None or by is None or proposer == by or not governance.gated(item.scope):
+        return True
+    releases = isinstance(proposer, str) and governance.may_approve(proposer, item.scope)
+    return releases or not governance.may_approve(by, item.scope)
 
 
 def _proposal(item: SubstrateItem, to: str, by: str | None) -> dict[str, Any]:

@@ -347,10 +347,11 @@ def propose_cmd(
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         already: dict[str, object] = {}  # id -> who proposed it
+        governance = load_governance(substrate)
         for item in require_items(substrate, ids, scopes, undone="nothing proposed"):
             if item.scope == to:  # a refusal (1) whichever team asks, as for another's item
                 fail(f"{item.id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
-            if already_proposed(item, to):
+            if already_proposed(item, to, who, governance):
                 already[item.id] = (proposal_of(item) or {}).get("by")
         done = propose(
             substrate,
@@ -369,7 +370,9 @@ def propose_cmd(
     else:
         for item_id in done:
             again = ""
-            if item_id in already:
+            if item_id in already and already[item_id] is None:
+                again = " (already pending: nothing changed)"
+            elif item_id in already:
                 by_whom = output.printable(str(already[item_id]))
                 again = f" (already pending, proposed by {by_whom}: nothing changed)"
             output.emit_text(f"proposed {item_id} for {to}{again}")

@@ -273,6 +273,21 @@ def test_the_same_proposal_made_again_changes_nothing(store: Substrate) -> None:
     assert proposal_of(store.get(a))["by"] == "ops"  # type: ignore[arg-type,index]
 
 
+def test_a_proposal_its_proposer_may_no_longer_release_is_made_again_by_one_who_may(
+    store: Substrate,
+) -> None:
+    # alice, an approver of ops, proposed it, then lost the right; bob, one now, proposes it
+    # again, as the refusal of its approval asks: kept as alice's, it could not be approved
+    a = store.add("text", "ops runbook", scope="ops")
+    save_governance(store, Governance().grant("alice", "ops").grant("carol", "public"))
+    propose(store, [a], to="public", by="alice")
+    save_governance(store, Governance().grant("bob", "ops").grant("carol", "public"))
+    assert not approve(store, a, by="carol")
+    propose(store, [a], to="public", by="bob")
+    assert proposal_of(store.get(a))["by"] == "bob"  # type: ignore[arg-type,index]
+    assert approve(store, a, by="carol") and store.get(a).scope == "public"  # type: ignore[union-attr]
+
+
 def test_strict_propose_validates_all_ids_first(store: Substrate) -> None:
     a = store.add("text", "x", scope="ops")
     b = store.add("text", "y", scope="public")
