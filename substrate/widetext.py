@@ -90,6 +90,8 @@ def _unmarked_utf16(probe: bytes) -> WideEncoding | None:
         text = probe.decode(codec, "replace")
         if "\0" in text or len(set(text)) < min(_DISTINCT_CHARS, len(text) // 2):
             continue  # (a pattern of a few units repeated: "\x89PNG\0" read as "傉䝎褀乐G")
+        if len(_BREAKS.findall(text)) < len(text) // 100:
+            continue  # (no line breaks, spaces or stops: weights of 16 bits fall in the CJK)
         if len(_OF_A_SCRIPT.findall(text)) >= _SCRIPT_CHARS * len(text):
             return WideEncoding(codec, "UTF-16", 0, 2)
     return None
@@ -104,6 +106,8 @@ _OF_A_SCRIPT = re.compile(
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff00-\uffef]"
 )
 _SCRIPT_CHARS = 0.97
+# What text breaks its lines and sentences with: nearly every line of it holds some
+_BREAKS = re.compile("[\n \u3000\u3001\u3002\uff0c\uff0e\uff01\uff1f]")
 _DISTINCT_CHARS = 24
 
 
