@@ -106,6 +106,13 @@ _TEMPLATE = re.compile(
     r"|@[A-Z_][A-Z0-9_]+@"  # @TOKEN@
     r"|__[A-Z][A-Z0-9_]+__"  # __TOKEN__
 )
+# A call's or a subscript's brackets, balanced, with brackets three deep at most inside them
+_IN_PARENS = r"[^()]*+"
+_IN_SQUARE = r"[^\[\]]*+"
+for _ in range(3):
+    _IN_PARENS = rf"(?:[^()]++|\({_IN_PARENS}\))*+"
+    _IN_SQUARE = rf"(?:[^\[\]]++|\[{_IN_SQUARE}\])*+"
+_BALANCED = rf"\({_IN_PARENS}\)|\[{_IN_SQUARE}\]"
 _WHOLE_REFERENCE = re.compile(
     r"(?:"
     r"\$[A-Za-z_][\w]*"  # $VAR
@@ -120,9 +127,10 @@ _WHOLE_REFERENCE = re.compile(
     r"|(?i:(?:&lt;|&#x0*3c;|&#0*60;)[^<>&]{1,80}(?:>|&gt;?|&#x0*3e;?|&#0*62;?)(?:</[a-z]+>)*)"
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|(?:-{1,2}[\w.\-]+[=:]%[sdvrq][ \t]*)+"  # options' holes: " --user=%s --password=%s"
-    # calls and subscripts, and what follows one in code: never a letter right after its
-    # bracket ("Ks5(dFg2)hJk8Lz" is a password)
-    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])"
+    # calls and subscripts, their brackets balanced (three deep at most), and what follows one
+    # in code: never a letter right after its bracket ("Ks5(dFg2)hJk8Lz", "Hx7(aB)9Qz(Lm)":
+    # passwords)
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:" + _BALANCED + r")"
     r"(?:[.()\[\]'\"][\w.()\[\]'\"]*)?"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote

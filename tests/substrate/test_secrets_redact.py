@@ -276,13 +276,19 @@ def test_placeholders_and_references_do_not_alarm(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["password: Ks5(dFg2)hJk8Lz", "DB_PASSWORD=Xy7(qP9)zR3", "password: Xy7[qP9]zR3"],
+    [
+        "password: Ks5(dFg2)hJk8Lz",
+        "DB_PASSWORD=Xy7(qP9)zR3",
+        "password: Xy7[qP9]zR3",
+        "password: Hx7(aB)9Qz(Lm)",  # ending in a bracket: no call's brackets balance so
+    ],
 )
 def test_a_password_with_brackets_inside_is_no_call(text: str) -> None:
     # read as a call or a subscript, it was let through; in code a letter never follows
     # the closing bracket (a call's "get_pw(x).strip()" and "cfg['a']['b']" still pass)
     assert redact_secrets(text).endswith("[REDACTED:sensitive_assignment]"), text
     assert detect_secrets("password = cfg.get('pw').strip()").clean
+    assert detect_secrets("password = f(g(h(x)))").clean  # (nested calls)
 
 
 @pytest.mark.parametrize(
