@@ -30,7 +30,7 @@ from substrate.governance import (
 )
 from substrate.item import SubstrateItem, dict_entries
 from substrate.secrets import safe_repr, safe_text
-from substrate.spaces import owned_items, published_copy, refuse_held_secrets, visible_item
+from substrate.spaces import owned_items, published_copy, visible_item, without_held_secrets
 from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def propose(
         team: the team the caller reads as (named in a refusal).
         strict: raise instead of skipping; every id is checked before anything changes.
         allow_secrets: propose an item holding a secret all the same
-            (``spaces.refuse_held_secrets``).
+            (``spaces.without_held_secrets``).
 
     Returns:
         The ids proposed, in input order.
@@ -101,7 +101,7 @@ def propose(
     Raises:
         NotFoundError: (strict) an id does not exist or is not visible.
         AccessDeniedError: the caller cannot read ``to`` (checked before any id, strict or
-            not), an item holds a secret, or (strict) an item is outside ``from_scope``.
+            not), or (strict) an item is outside ``from_scope`` or holds a secret.
         InvalidInputError: ``to`` is empty, or (strict) an item is already in ``to``.
     """
     if not to or not isinstance(to, str):
@@ -116,7 +116,7 @@ def propose(
     governance = load_governance(substrate)
     authorize_moving_out(governance, items, to=to, by=by, action="propose it")
     if not allow_secrets:
-        refuse_held_secrets(items, to=to, action="proposed")
+        items = without_held_secrets(items, to=to, action="proposed", strict=strict)
     for item in items:
         if already_proposed(item, to, by, governance):  # no second event for one proposal
             continue
@@ -309,7 +309,7 @@ def approve(
         team: the team the caller reads as (named in a refusal).
         strict: raise with the reason instead of returning False.
         allow_secrets: approve an item holding a secret all the same (the approver's own
-            choice, whatever the proposer chose; ``spaces.refuse_held_secrets``).
+            choice, whatever the proposer chose; ``spaces.without_held_secrets``).
 
     Returns:
         True if promoted; False (nothing changed) when refused and not strict.
@@ -343,7 +343,7 @@ def approve(
                 "before it can be approved"
             )
         if not allow_secrets:
-            refuse_held_secrets([item], to=target, action="approved")
+            without_held_secrets([item], to=target, action="approved", strict=True)
     except (NotFoundError, AccessDeniedError, InvalidInputError) as exc:
         if strict:
             raise

@@ -188,7 +188,7 @@ def publish(
         team: the team the caller reads as, named in a refusal; a team publishes only into
             its own scope or one of ``shared``.
         shared: the scopes every team may read (as ``Space``: public).
-        allow_secrets: move an item holding a secret all the same (``refuse_held_secrets``).
+        allow_secrets: move an item holding a secret all the same (``without_held_secrets``).
 
     Returns:
         The ids published, in input order (missing or guarded ids are skipped unless strict).
@@ -197,7 +197,7 @@ def publish(
         NotFoundError: (strict) an id does not exist or is not visible to the caller.
         AccessDeniedError: the caller cannot read ``to``, or ``to`` takes direct publishes
             from its approvers only and ``by`` is not one (strict or not, before any id is
-            looked up); (strict) an item is not in ``from_scope``; an item holds a secret.
+            looked up); (strict) an item is not in ``from_scope``, or holds a secret.
         InvalidInputError: ``to`` is empty, or ``ids`` is not a list of ids.
     """
     if not to or not isinstance(to, str):
@@ -210,7 +210,7 @@ def publish(
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
     authorize_moving_out(governance, items, to=to, by=by, action="publish it")
     if not allow_secrets:
-        refuse_held_secrets(items, to=to, action="published")
+        items = without_held_secrets(items, to=to, action="published", strict=strict)
     from substrate.proposals import withdrawn_by_publish  # (proposals builds on this module)
 
     for item in items:
@@ -218,14 +218,17 @@ def publish(
     return [item.id for item in items]
 
 
-def refuse_held_secrets(items: Iterable[SubstrateItem], *, to: str, action: str) -> None:
-    """Refuse to move into scope ``to`` an item that holds a secret (stored with
-    ``redact=False``, ``--no-redact``, or before the scanner knew its kind): kept for the
-    readers of its own scope, it would be shown to every reader of ``to``, and no step of a
-    review shows it to the approver. Named by rule, never by value.
+def without_held_secrets(
+    items: list[SubstrateItem], *, to: str, action: str, strict: bool
+) -> list[SubstrateItem]:
+    """``items`` but those that hold a secret (stored with ``redact=False``, ``--no-redact``,
+    or before the scanner knew its kind), which moved into scope ``to`` would be shown to
+    every reader of it, where no step of a review shows it to the approver: passed over (said
+    in the log), or with ``strict`` refused. Named by rule, never by value.
 
     Raises:
-        AccessDeniedError: one of ``items`` holds a secret (``action``: "published", ...).
+        AccessDeniedError: (strict) one of ``items`` holds a secret (``action``: "published",
+            ...).
     """
     from substrate.secrets import scan_item
 
@@ -233,13 +236,19 @@ def refuse_held_secrets(items: Iterable[SubstrateItem], *, to: str, action: str)
     for item in items:
         if item.scope != to and (found := scan_item(item).findings):
             held[item.id] = sorted({finding.rule for finding in found})
-    if held:
-        named = "; ".join(f"{item_id} ({', '.join(rules)})" for item_id, rules in held.items())
-        raise AccessDeniedError(
-            f"not {action}: item(s) holding a secret stored unredacted: {named}; in scope "
-            f"{safe_repr(to)} every reader of it would read the secret: add the item again "
-            f"redacted, or allow its secrets (--allow-secrets) to have it {action} all the same"
-        )
+    if not held:
+        return items
+    named = "; ".join(f"{item_id} ({', '.join(rules)})" for item_id, rules in held.items())
+    refusal = (
+        f"not {action}: item(s) holding a secret stored unredacted: {named}; in scope "
+        f"{safe_repr(to)} every reader of it would read the secret: add the item again "
+        f"redacted, or allow its secrets (--allow-secrets, allow_secrets=True) to have it "
+        f"{action} all the same"
+    )
+    if strict:
+        raise AccessDeniedError(refusal)
+    log.info("%s", refusal)
+    return [item for item in items if item.id not in held]
 
 
 def owned_items(

@@ -549,3 +549,19 @@ def test_ids_that_are_no_list_are_refused_in_words(store: Substrate, ids: object
         publish(store, ids, to="public")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="ids must be a list"):
         propose(store, ids, to="public")  # type: ignore[arg-type]
+
+
+def test_an_item_holding_a_secret_is_passed_over_or_refused_as_strict_says(
+    store: Substrate,
+) -> None:
+    # kept unredacted for its own scope, it is moved only when its secrets are allowed
+    token = "ghp_Zq8Lm3Vt9Rx2Kp7Wn4Ys6Hd1Fb5Gc0Je8Ua3"
+    held = store.add("text", f"CI uses {token}.", scope="ops", redact=False)
+    plain = store.add("text", "CI runs nightly.", scope="ops")
+    assert publish(store, [held, plain], to=PUBLIC) == [plain]  # the other still published
+    assert store.get(held).scope == "ops"  # type: ignore[union-attr]
+    with pytest.raises(AccessDeniedError, match=rf"{held} \(github_token\)") as refused:
+        publish(store, [held], to=PUBLIC, strict=True)
+    assert token not in str(refused.value) and "allow_secrets=True" in str(refused.value)
+    assert propose(store, [held], to=PUBLIC) == []
+    assert publish(store, [held], to=PUBLIC, allow_secrets=True) == [held]
