@@ -261,12 +261,13 @@ def _in_force(
 
 
 def _gist(text: str) -> str:
-    """``text``'s words, in small letters: two passages alike but for case, punctuation and
-    spacing ("... take 14 days." and "... take 14 days!") say the same, once."""
-    return " ".join(_WORD.findall(text.casefold()))
+    """``text`` in small letters, its spacing and the marks that end its sentences and clauses
+    aside: two passages alike but for those ("... take 14 days." and "... take 14 days!") say
+    the same, once. Signs are kept: "€500" is not "$500", nor "> 200" "< 200"."""
+    return " ".join(_STOPS.sub(" ", text.casefold()).split())
 
 
-_WORD = re.compile(r"\w+")
+_STOPS = re.compile(r"[.!?;:,…]+(?=\s|$)")
 
 
 class _Packer:

@@ -330,6 +330,10 @@ def test_near_copies_and_summaries_alike_are_packed_once() -> None:
         "refunds for defective items", pool, [1, 0.9, 0.8], budget=budget, compress=True
     )
     assert packed.render().count("take 14 days") == 1
+    # signs say something: two notes that differ by them are two notes
+    for one, other in (("costs €500", "costs $500"), ("p95 > 200 ms", "p95 < 200 ms")):
+        both = pack_context("costs p95", items(one, other), [1, 0.9])
+        assert len(both) == 2, (one, other)
 
 
 def test_nothing_fits_gives_an_empty_packet() -> None:
