@@ -8,6 +8,7 @@ the real name and reports it printable (``substrate.secrets.names``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -144,8 +145,10 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
     """The staged content of every file added, copied, modified, renamed or changed in type
     in the index.
 
-    This is exactly what the next commit will contain, whatever the work tree holds. A link
-    is given as git stores it: its name, and its target as content (either may hold a pasted
+    This is exactly what the next commit will contain, whatever the work tree holds, but for
+    a binary file, given as its first bytes only (``textscan.binary_by_its_head``: enough
+    for a scan to pass it over, where a commit of large images was held whole). A link is
+    given as git stores it: its name, and its target as content (either may hold a pasted
     secret). A submodule is given by its name, with no content: it is another repository's
     commit. Content is ``None`` for an entry git could not produce.
 
@@ -252,32 +255,40 @@ def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             cwd=cwd,
         )
     except OSError as exc:
         raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     # asked from a thread: git answers as it reads, and a pipe full both ways would hang
     writer = threading.Thread(target=_write_and_close, args=(proc.stdin, asked), daemon=True)
     writer.start()
+    out: list[tuple[str, bytes | None]] = []
     try:
         out = [(os.fsdecode(path), _next_blob(proc.stdout)) for _, path in staged]
+    except SubstrateError:
+        if proc.wait() == 0:
+            raise  # (git ended well, its answers did not: said as they were found)
     finally:
         proc.stdout.close()
+        said = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        proc.stderr.close()
         proc.wait()
         writer.join()
     if proc.returncode != 0:
-        raise SubstrateError(f"git cat-file failed: {proc.returncode}")
+        raise SubstrateError(f"git cat-file failed: {said[-1] if said else proc.returncode}")
     return out
 
 
 def _write_and_close(stream: IO[bytes], data: bytes) -> None:
     try:
         stream.write(data)
-        stream.close()
-    except OSError:  # git stopped reading (it failed): its exit status tells
+    except OSError:  # git stopped reading (it failed): its exit status and message tell
         pass
+    finally:
+        with contextlib.suppress(OSError):
+            stream.close()
 
 
 def _next_blob(answers: IO[bytes]) -> bytes | None:
@@ -291,17 +302,20 @@ def _next_blob(answers: IO[bytes]) -> bytes | None:
     size = int(header[2])
     head = answers.read(min(size, BINARY_PROBE_BYTES))
     if size > len(head) and binary_by_its_head(head):
-        _skip(answers, size - len(head))
-        content = head
+        content, rest = head, _skipped(answers, size - len(head))
     else:
         content = head + answers.read(size - len(head))
-    answers.read(1)  # (the newline after each blob)
+        rest = size - len(content)
+    if rest or answers.read(1) != b"\n":  # (the newline after each blob)
+        raise SubstrateError("git cat-file stopped inside a staged file")
     return content
 
 
-def _skip(stream: IO[bytes], size: int) -> None:
+def _skipped(stream: IO[bytes], size: int) -> int:
+    """Read past ``size`` bytes of ``stream``; how many of them it did not have."""
     while size > 0 and (chunk := stream.read(min(size, 1 << 20))):
         size -= len(chunk)
+    return size
 
 
 def _blob_sizes(staged: list[tuple[str, bytes]], cwd: str | None) -> dict[str, int]:

@@ -43,7 +43,7 @@ from substrate.settings import warn_unknown_keys
 from substrate.settingvalues import CHECKS, problem_in
 from substrate.widetext import BYTE_ORDER_MARKS, is_binary, wide_encoding
 
-DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # 3-10 s of scanning, as the text goes
 SKIPPED_TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
 SKIPPED_ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
 SKIPPED_BINARY = "binary"  # TextScan.skipped of a binary file

@@ -600,7 +600,7 @@ def test_a_staged_binary_is_held_as_its_first_bytes_only(mixle: Run, repo: Path)
     from substrate.secrets.sources import staged_changes
 
     (repo / "image.bin").write_bytes(bytes(range(256)) * 4096)  # 1 MiB, NULs among controls
-    for n in range(300):  # more answers than a pipe holds, while git is still asked
+    for n in range(2000):  # more asked (82 KB) and answered than a pipe holds (64 KB)
         clean(repo, f"m{n}.py")
     dirty(repo, "deploy.py")
     (repo / "notes.txt").write_bytes(f"token = {GH}\n".encode("utf-16-le") * 2000)
@@ -608,7 +608,7 @@ def test_a_staged_binary_is_held_as_its_first_bytes_only(mixle: Run, repo: Path)
     blobs = dict(staged_changes(str(repo)).blobs)
     assert blobs["image.bin"] == (bytes(range(256)) * 32)[:BINARY_PROBE_BYTES]
     assert len(blobs["notes.txt"]) == len(f"token = {GH}\n") * 4000  # wide text: whole
-    assert blobs["m299.py"] == b"def add(a, b):\n    return a + b\n"
+    assert blobs["m1999.py"] == b"def add(a, b):\n    return a + b\n"
     result = mixle("scan-secrets", "--jsonl")
     assert result.exit_code == 1
     assert {r["path"] for r in result.jsonl()} == {"deploy.py", "notes.txt"}
