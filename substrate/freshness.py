@@ -48,6 +48,7 @@ from substrate.supersession import (
     SUCCESSOR_FIELDS,
     origin_scope,
     replaced_notes,
+    successors_absent,
 )
 
 if TYPE_CHECKING:
@@ -458,6 +459,7 @@ def _verdict(
     max_age_s: float | None,
     now: float,
     unlinked: str | None = None,
+    unnamed: Collection[str] = (),
 ) -> Freshness:
     written = content_time(item)
     signals: list[str] = []
@@ -474,7 +476,10 @@ def _verdict(
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
     if item.id in replaced:
         # the successor as its note names it: a name may hold a secret, masked as paths are
-        signals.append(f"replaced: by {safe_text(replaced[item.id])} (a note says so)")
+        said = f"replaced: by {safe_text(replaced[item.id])} (a note says so"
+        # (one outside the shard, or a name mistyped: it retires the note all the same)
+        absent = item.id in unnamed
+        signals.append(f"{said}; no note you can read is named so)" if absent else f"{said})")
     if unlinked:
         signals.append(unlinked)
     if max_age_s is not None and age > max_age_s:
@@ -555,14 +560,16 @@ def check_freshness(
         [item], {item.id: item.links}, {note.id for note in notes}, scopes=scopes,
         own_scope=own_scope,
     )  # fmt: skip
+    replaced = replaced_notes(notes, confined=scopes is not None)
     return _verdict(
         item,
         files=FileChecker(rehash=rehash),
         index=index,
-        replaced=replaced_notes(notes, confined=scopes is not None),
+        replaced=replaced,
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
         unlinked=unlinked.get(item.id),
+        unnamed=successors_absent(notes) if item.id in replaced else (),
     )
 
 
@@ -616,6 +623,7 @@ def freshness_report(
             links[item.id] = item.links
     checked = [item for item in readable if scope is None or item.scope == scope]
     replaced = replaced_notes(readable, confined=scopes is not None)
+    unnamed = successors_absent(readable) if replaced else set()
     unlinked = _unlinked_signals(
         checked, links, {item.id for item in readable}, scopes=scopes, own_scope=own_scope
     )
@@ -630,6 +638,7 @@ def freshness_report(
             max_age_s=max_age_s,
             now=now,
             unlinked=unlinked.get(item.id),
+            unnamed=unnamed,
         )
         if not verdict.fresh:
             stale.append(verdict.as_dict())

@@ -176,6 +176,19 @@ def replaced_notes(items: Sequence[SubstrateItem], *, confined: bool = False) ->
     return _with_named_successors(notes, by_stem, current, paired, found)
 
 
+def successors_absent(items: Sequence[SubstrateItem]) -> set[str]:
+    """The ids of the ``items`` of notes whose front matter names as successors only notes
+    not among ``items`` (``superseded_by: ghost.md``): outside them, or a name mistyped."""
+    notes = [item for item in items if _note_of(item) is not None]
+    by_stem = _Stems(notes)
+    absent = set()
+    for note in notes:
+        stems = {_stem_named(note, name) for name in successor_names(note)} - {_stem(note)}
+        if stems and not any(by_stem.named(stem) for stem in stems):
+            absent.add(note.id)
+    return absent
+
+
 def replacing_notes(items: Sequence[SubstrateItem], *, confined: bool = False) -> set[str]:
     """The ids of the ``items`` of notes that replace another of them and that nothing of
     them replaces: where what is in force is said."""

@@ -762,3 +762,23 @@ def test_an_age_limit_or_clock_that_is_not_seconds_is_refused(
         with pytest.raises(InvalidInputError, match=said):
             call()
     assert check_freshness(s, item, max_age_s=parse_duration("1d")).fresh
+
+
+def test_a_successor_no_readable_note_is_named_after_is_said_to_be_so(tmp_path: Path) -> None:
+    # a typo in superseded_by retired a note for a successor that does not exist, unsaid
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "old.md").write_text("---\nsuperseded_by: ghost.md\n---\n# Old\n\nvpn1.\n")
+    (notes / "older.md").write_text("---\nsuperseded_by: new.md\n---\n# Older\n\np1.\n")
+    (notes / "new.md").write_text("# New\n\np2.\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    signals = {s["ref"].rpartition("/")[2]: s["signals"] for s in freshness_report(store)["stale"]}
+    assert signals == {
+        "old.md": ["replaced: by ghost.md (a note says so; no note you can read is named so)"],
+        "older.md": ["replaced: by new.md (a note says so)"],
+    }
+    [old] = [i for i in store.all() if i.provenance["source"] == "old.md"]
+    assert check_freshness(store, old.id).signals == signals["old.md"]
