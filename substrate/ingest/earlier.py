@@ -97,7 +97,12 @@ def withdrawn_proposals(removed: Iterable[SubstrateItem], why: str) -> list[str]
 
 
 def _withdrawn(item: SubstrateItem, proposal: dict[str, object], why: str) -> str:
-    return f"the pending proposal of item {item.id} for {proposal.get('to')} is withdrawn: {why}"
+    return f"{withdrawal_lead(item.id)}{proposal.get('to')} is withdrawn: {why}"
+
+
+def withdrawal_lead(item_id: str) -> str:
+    """How what ``withdrawn_proposals`` tells of the item ``item_id`` begins."""
+    return f"the pending proposal of item {item_id} for "
 
 
 def held_by_rejected_lines(

@@ -31,6 +31,7 @@ from substrate.ingest.earlier import (
     carried_line,
     carry_over,
     held_by_rejected_lines,
+    withdrawal_lead,
     withdrawn_proposals,
 )
 from substrate.ingest.ignore import IgnoreStack
@@ -463,6 +464,9 @@ class IngestSession:
             self.unprune(change)
             return False
         gone = set(removed).union(rewritten)
+        # approved (published) since it was read: its proposal was not withdrawn after all
+        leads = tuple(withdrawal_lead(i) for i in gone)
+        self.report.notices = [n for n in self.report.notices if not n.reason.startswith(leads)]
         change.removes = [i for i in change.removes if i not in gone]
         change.items = [item for item in change.items if item.id not in gone]
         change.encoded = [line for line in change.encoded if line[0] not in gone]

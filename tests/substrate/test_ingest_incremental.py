@@ -1233,6 +1233,34 @@ def test_an_item_published_while_its_file_is_read_again_stays_published(
     assert Substrate(shard).get(item.id) is not None
 
 
+def test_a_proposal_approved_while_its_file_is_read_again_is_not_told_withdrawn(
+    tree: Path, shard: Path, another_run_first: Any
+) -> None:
+    # the ingest told the proposal withdrawn ("propose the new version"), though the item
+    # was approved meanwhile and stayed published, its history saying so
+    from substrate.governance import Governance, save_governance
+    from substrate.proposals import approve, propose
+
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    [item] = [i for i in store.iter_items() if i.text.startswith("## Linux")]
+    save_governance(store, Governance().grant("alice", "public"))
+    propose(store, [item.id], to="public", by="ops")
+    store.save()
+    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
+
+    def approved_meanwhile() -> None:  # after this run read the guide, before it saves
+        approver = Substrate(shard)
+        assert approve(approver, item.id, by="alice")
+        approver.save()
+
+    another_run_first(approved_meanwhile)
+    report = ingest_path(Substrate(shard), tree)
+    assert not [n for n in report.notices if "withdrawn" in n.reason]
+    kept = Substrate(shard).get(item.id)
+    assert kept is not None and kept.scope == "public"
+
+
 def test_a_touched_file_another_run_changed_meanwhile_is_told_updated(
     tmp_path: Path, shard: Path, another_run_first: Any
 ) -> None:
