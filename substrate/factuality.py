@@ -151,6 +151,10 @@ def _readings(
     wanted = _valued_terms(claim)
     if not wanted:
         return -1.0, -1.0, -1.0
+    if _uncased(claim):
+        # no capitals tell a name in it ("राहुल शर्मा", "김민수", "أحمد الخطيب"): another
+        # person's name was half the claim's words, and supported; every word must be said
+        threshold = 1.0
     # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
     # only ("costs 4,200 EUR" says nothing of 200 EUR)
     parts = _grouped_parts(claim)
@@ -509,6 +513,13 @@ def _grouped_by_commas(text: str) -> str:
     """``text`` with thousands grouped otherwise written with commas ("1 200 000 euros":
     "1,200,000 euros"), so that each is one number: "1 200 euros" is not said by it."""
     return _EUROPEAN_GROUPS.sub(lambda m: _GROUP_MARK.sub(",", m.group()), text)
+
+
+def _uncased(text: str) -> bool:
+    """Whether ``text`` is written in letters with no capitals (Devanagari, Arabic, Hebrew,
+    Hangul, CJK...), none of them cased."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and not any(c.lower() != c.upper() for c in letters)
 
 
 def _refusals_read(claim: str, evidence: str) -> tuple[str, str]:

@@ -437,6 +437,40 @@ def test_an_address_of_dots_and_groups_of_three_is_no_grouped_number() -> None:
     assert content_overlap(evidence, "The relay listens on 10.100.200.300.")
 
 
+@pytest.mark.parametrize(
+    ("evidence", "right", "wrong"),
+    [
+        (
+            "सर्वर के लिए ज़िम्मेदार व्यक्ति राहुल शर्मा हैं।",
+            "सर्वर के लिए ज़िम्मेदार व्यक्ति राहुल शर्मा हैं।",
+            "सर्वर के लिए ज़िम्मेदार व्यक्ति अमित वर्मा हैं।",
+        ),
+        (
+            "데이터베이스 담당자는 김민수입니다.",
+            "데이터베이스 담당자는 김민수입니다.",
+            "데이터베이스 담당자는 이영희입니다.",
+        ),
+        (
+            "المسؤول عن الخادم هو أحمد الخطيب.",
+            "المسؤول عن الخادم هو أحمد الخطيب.",
+            "المسؤول عن الخادم هو خالد العمري.",
+        ),
+        (
+            "הגיבויים נשמרים שלושים ימים.",
+            "הגיבויים נשמרים שלושים ימים.",
+            "הגיבויים נשמרים עשרה ימים.",
+        ),
+    ],
+)
+def test_a_claim_in_a_script_without_capitals_needs_every_word_said(
+    evidence: str, right: str, wrong: str
+) -> None:
+    # no capitals tell a name, nor a number word a value: another person (or ten days for
+    # thirty) made half the claim's words, and was supported
+    assert content_overlap(evidence, right)
+    assert not content_overlap(evidence, wrong)
+
+
 def test_numbers_listed_with_spaces_are_no_grouped_number() -> None:
     # groups of three after spaces, with no currency after them, part a list
     assert content_overlap("The API returns 400 401 403 on bad input.", "The API returns 403.")
