@@ -113,6 +113,13 @@ for _ in range(3):
     _IN_PARENS = rf"(?:[^()]++|\({_IN_PARENS}\))*+"
     _IN_SQUARE = rf"(?:[^\[\]]++|\[{_IN_SQUARE}\])*+"
 _BALANCED = rf"\({_IN_PARENS}\)|\[{_IN_SQUARE}\]"
+# A call's arguments before a quoted one, or a comma, cut it short: each a run of what is
+# neither a bracket nor a comma, or brackets balanced, then the comma; the last, cut, holds a
+# call of its own ("compute(key()", "s(bob.key()": "Xk9mQ(2vLp7" is a password)
+_ARGUMENTS = (
+    rf"(?:(?:[^(),]++|\({_IN_PARENS}\))++,\s*+)*+"
+    rf"(?:[^(),]*+\({_IN_PARENS}\)(?:[^(),]++|\({_IN_PARENS}\))*+)?"
+)
 _WHOLE_REFERENCE = re.compile(
     r"(?:"
     r"\$[A-Za-z_][\w]*"  # $VAR
@@ -133,7 +140,9 @@ _WHOLE_REFERENCE = re.compile(
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:" + _BALANCED + r")"
     r"(?:[.()\[\]'\"][\w.()\[\]'\"]*)?"
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
-    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
+    # a call cut at its quote or a comma: right after its bracket, or after its arguments so
+    # far ("compute(key(), 'hex')")
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*(?:\(" + _ARGUMENTS + r"|\[)"
     r")[;,)]*"
 )
 _ENV_LOOKUP = re.compile(

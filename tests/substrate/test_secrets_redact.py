@@ -289,6 +289,9 @@ def test_a_password_with_brackets_inside_is_no_call(text: str) -> None:
     assert redact_secrets(text).endswith("[REDACTED:sensitive_assignment]"), text
     assert detect_secrets("password = cfg.get('pw').strip()").clean
     assert detect_secrets("password = f(g(h(x)))").clean  # (nested calls)
+    # a call cut at a quote, its brackets balanced so far (Node's crypto docs)
+    assert detect_secrets("secret = compute(key(), 'hex')").clean
+    assert detect_secrets("const s = alice.computeSecret(bob.getPublicKey(), null, 'hex');").clean
 
 
 @pytest.mark.parametrize(
