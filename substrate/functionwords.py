@@ -23,7 +23,9 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     welche welcher welches welchen warum nicht kein keine keinen es sie er wir ihr sich auch
     noch lange viele wieviel wieviele
     os um uma do da dos das em é são quem qual quais quando onde quanto quantos
-    il lo gli di della delle dei degli che chi è sono per uno
-    het een van voor wat wie waar wanneer hoe zijn wordt worden
+    il lo gli di della delle dei degli che chi è sono per uno si ci ne nel nella sul sulla
+    alla dove dov'è cos'è com'è quale quali quanta quanti quante
+    tempo leva levam demora combien temps
+    het een van voor wat wie waar wanneer hoe zijn wordt worden laat lang duurt
     """.split()
 )

@@ -389,7 +389,8 @@ _FOREIGN_ASKING = re.compile(
     r"|weshalb|qui|quoi|quand|où|pourquoi|quel(?:le)?s?|qué|quién(?:es)?|cuándo"
     r"|dónde|cómo|cuál(?:es)?|cuánt[oa]s?|quem|onde|quando|quanto|кто|что|где|когда|как"
     r"|какой|какая|какое|какие|почему|сколько|куда|ποιος|ποια|ποιο|τι|πού|πότε|πώς|γιατί"
-    r"|kto|gdzie|kiedy|jaki|jaka|jakie|dlaczego)(?=\s|[?,]|$)",
+    r"|kto|gdzie|kiedy|jaki|jaka|jakie|dlaczego|dove|dov'è|chi|cosa|cos'è|quale|quali|perché"
+    r"|waar|wanneer|hoe|welke|waarom)(?=\s|[?,]|$)",
     re.IGNORECASE,
 )
 

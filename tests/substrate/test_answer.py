@@ -3155,6 +3155,38 @@ def test_another_language_s_function_words_do_not_count_as_a_topic_mentioned() -
 
 
 @pytest.mark.parametrize(
+    ("note", "question"),
+    [
+        ("Il server di backup si trova a Milano.", "Dov'è il server di backup?"),
+        ("Il server di backup si trova a Milano.", "Dove si trova il server di backup?"),
+        (
+            "Les sauvegardes sont conservées pendant 14 jours.",
+            "Combien de temps les sauvegardes sont-elles conservées ?",
+        ),
+        ("Os backups levam 3 horas para terminar.", "Quanto tempo levam os backups?"),
+        ("De back-up start om 02:00 uur.", "Hoe laat start de back-up?"),
+    ],
+)
+def test_a_question_s_frame_in_another_language_is_no_topic_unmentioned(
+    note: str, question: str
+) -> None:
+    # "temps", "tempo", "laat" (how long, what time) and "Dov'è" were read as the topic, and
+    # the answer stored was abstained on
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    for each in (
+        "Il server di backup si trova a Milano.",
+        "Les sauvegardes sont conservées pendant 14 jours.",
+        "Os backups levam 3 horas para terminar.",
+        "De back-up start om 02:00 uur.",
+    ):
+        store.add("text", each)
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer())
+    assert answer.answer is not None and note in answer.answer, answer.note
+
+
+@pytest.mark.parametrize(
     "line", ["- **Location**: Lisbon", "- **Location:** Lisbon", "Location:: Lisbon"]
 )
 def test_a_label_in_bold_or_a_dataview_field_states_its_value(line: str) -> None:
