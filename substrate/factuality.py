@@ -491,7 +491,7 @@ _OPPOSITES = (
 
 # Thousands grouped as most of Europe writes them: by a space that does not break (no-break,
 # narrow no-break, thin), by two groups after dots ("2.500.000"; a third makes an IP address's
-# shape), or by two groups or more after spaces before a currency ("1 200 000 euros"): spaces
+# shape), or by spaces beside a currency ("£10 000", "1 200 000 euros", "5 000 €"): spaces
 # alone also part lists ("returns 400 401 403", "rooms 101 102 103"), and a lone group after
 # a space or a dot ("1 200", "2.500") may be two numbers or a decimal: left as written. No
 # match starts inside a run of groups (tried from each, a long run was read to its end each
@@ -503,7 +503,9 @@ _CURRENCY = (
 _EUROPEAN_GROUPS = re.compile(
     r"(?<![\d.,])(?<![0-9][ \u00a0\u202f\u2009])[0-9]{1,3}"
     r"(?:(?:[\u00a0\u202f\u2009][0-9]{3})++|(?:\.[0-9]{3}){2}"
-    rf"|(?: [0-9]{{3}}){{2,}}+(?=\s*(?:{_CURRENCY})))"
+    rf"|(?: [0-9]{{3}})++(?=\s*(?:{_CURRENCY}))"
+    r"|(?<=[$€£¥₹₽][0-9])(?: [0-9]{3})++|(?<=[$€£¥₹₽][0-9]{2})(?: [0-9]{3})++"
+    r"|(?<=[$€£¥₹₽][0-9]{3})(?: [0-9]{3})++)"
     r"(?![.,]?[0-9])"
 )
 _GROUP_MARK = re.compile(r"[ .\u00a0\u202f\u2009]")
