@@ -136,6 +136,9 @@ class LogFile:
         self.lock_path = root / _LOCK_NAME
         self.end_path = root / INDEX_DIR / END_FILE
         self._swept = False  # abandoned temporary files removed (by the first append)
+        # whether the last ``append`` committed its batch: it stands, though the call was then
+        # interrupted (noting the log's end), and its caller must not write it again
+        self.appended = False
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -467,6 +470,7 @@ class LogFile:
         batch started from, and the file's (size, inode) right after the batch, taken under the
         lock: a stat taken later could already include another writer's batch.
         """
+        self.appended = False
         self.root.mkdir(parents=True, exist_ok=True)
         with shard_lock(self.lock_path):
             if not self._swept:  # a compaction or settings write killed midway left its copy
@@ -495,6 +499,7 @@ class LogFile:
                 offsets.append(pos)
                 pos += len(line)
             self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
+            self.appended = True
             if state.uncommitted_bytes:
                 log.warning(
                     "%s: discarded %d bytes after the last commit line, which a write that "

@@ -1001,7 +1001,12 @@ class Substrate:
             settings.create()  # a shard created by save() gets its mixle.toml too
         view = self._fresh_view()
         before = view.watermark
-        watermark, offsets, start, stat_after = self._log.append(lines)
+        try:
+            watermark, offsets, start, stat_after = self._log.append(lines)
+        except BaseException:
+            if self._log.appended:  # committed, then interrupted (noting the log's end)
+                self._note_written(ids, lines, removed, settled)
+            raise
         self.last_append = (Watermark(watermark.generation, start), watermark)
         # at once: committed, the batch stands though what follows is interrupted (a retry
         # would write it all again, over what another process wrote since)

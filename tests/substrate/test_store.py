@@ -1556,14 +1556,19 @@ def test_a_save_interrupted_after_its_append_leaves_nothing_unsaved(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(LogView, "apply_batch", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        store.save()
-    monkeypatch.undo()
-    size = (tmp_path / "shard" / "items.jsonl").stat().st_size
-    store.save()  # nothing left to write
-    assert (tmp_path / "shard" / "items.jsonl").stat().st_size == size
-    assert len(Substrate(tmp_path / "shard")) == 4
+    import substrate.log as log_module
+
+    for where, name in ((LogView, "apply_batch"), (log_module, "note_end")):
+        # (after the append returned; inside it, once the commit line is written)
+        monkeypatch.setattr(where, name, interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            store.save()
+        monkeypatch.undo()
+        size = (tmp_path / "shard" / "items.jsonl").stat().st_size
+        store.save()  # nothing left to write
+        assert (tmp_path / "shard" / "items.jsonl").stat().st_size == size
+        assert len(Substrate(tmp_path / "shard")) == 4 + (name == "note_end")
+        store.add("text", "one more")
 
 
 def test_a_compaction_and_a_save_waiting_together_both_finish(tmp_path: Path) -> None:
