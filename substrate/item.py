@@ -100,6 +100,8 @@ class SubstrateItem:
 def record_problem(data: dict[str, Any]) -> str | None:
     """Why a stored record cannot be an item (a hand edit, another tool), or None if it can."""
     kind = data.get("kind")
+    if "kind" not in data:
+        return "'kind' is missing"
     if not isinstance(kind, str) or kind not in MODALITIES:
         # the value is not quoted: the record may be of a scope the reader may not see
         return f"'kind' is none of {', '.join(MODALITIES)}"
@@ -107,9 +109,10 @@ def record_problem(data: dict[str, Any]) -> str | None:
         if name in data and not isinstance(data[name], expected):
             return f"'{name}' must be a {expected.__name__}"
     # a field mixle writes gone where one it does not write is: a key damaged by hand or by
-    # the disk ("scoop" for "scope"), which read by default would move the item to scope
-    # "local", or empty its text (a record written with only some fields is read as it is)
-    missing = [name for name in _ALWAYS_WRITTEN if name not in data]
+    # the disk ("scoop" for "scope", "payloda"), which read by default would move the item to
+    # scope "local", or empty its text or payload (a record written with only some fields is
+    # read as it is)
+    missing = [name for name in FIELD_ORDER if name not in data]
     if missing and any(key not in FIELD_NAMES for key in data):
         return f"'{missing[0]}' is missing, where a field mixle never writes is (a damaged key?)"
     for name in ("tags", "links"):
@@ -126,7 +129,6 @@ def record_problem(data: dict[str, Any]) -> str | None:
 
 
 _FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
-_ALWAYS_WRITTEN = ("text", "scope")
 
 # The deepest nesting a stored record may have. mixle writes no value deeper than the gate's
 # 64 levels; one a hand or another tool wrote deeper than this could be read, but not written

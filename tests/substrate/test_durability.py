@@ -350,11 +350,12 @@ def test_records_of_the_wrong_shape_are_corruption_naming_the_line(
         Substrate(tmp_path).get(ids[1])
 
 
-@pytest.mark.parametrize("field", ["scope", "text"])
+@pytest.mark.parametrize("field", ["scope", "text", "payload", "provenance", "tags", "links"])
 def test_a_damaged_key_is_corruption_not_a_default(tmp_path: Path, field: str) -> None:
     # "scoop" for "scope": read by default, a team's item moved to scope "local" silently
+    # ("payloda": a record's values gone, and lost for good at the next compaction)
     s = Substrate(tmp_path)
-    s.add("text", "teamA private salary plan", scope="teamA")
+    s.add("record", "teamA private salary plan", scope="teamA", payload={"total": 412})
     s.save()
     path = tmp_path / "items.jsonl"
     damaged = path.read_bytes().replace(f'"{field}":'.encode(), f'"{field[:-1]}X":'.encode())
@@ -366,6 +367,9 @@ def test_a_damaged_key_is_corruption_not_a_default(tmp_path: Path, field: str) -
     minimal.mkdir()
     (minimal / "items.jsonl").write_bytes(b'{"id": "a1", "kind": "text", "text": "hi"}\n')
     assert [(i.text, i.scope) for i in Substrate(minimal).all()] == [("hi", "local")]
+    (minimal / "items.jsonl").write_bytes(b'{"id": "a1", "text": "hi"}\n')
+    with pytest.raises(CorruptShardError, match="'kind' is missing"):
+        Substrate(minimal).all()
 
 
 # -- hand edits of the log -------------------------------------------------------------------
