@@ -62,6 +62,15 @@ class SubstrateItem:
                 f"unknown modality {_safe_repr(self.kind)}; expected one of {', '.join(MODALITIES)}"
             )
 
+    def __repr__(self) -> str:
+        """The item in short: what it is, and the start of its text (printed whole, a hit of
+        a search was tens of thousands of characters, its payload with it)."""
+        text = self.text if len(self.text) <= _REPR_TEXT else f"{self.text[: _REPR_TEXT - 1]}…"
+        return (
+            f"SubstrateItem(kind={self.kind!r}, id={self.id!r}, scope={self.scope!r}, "
+            f"text={text!r})"
+        )
+
     def __reduce__(self) -> tuple[type[SubstrateItem], tuple[Any, ...]]:
         # Items cross process boundaries in bulk (parallel ingestion): rebuilding from the
         # constructor's arguments pickles several times faster than slot-by-slot state.
@@ -127,6 +136,8 @@ def record_problem(data: dict[str, Any]) -> str | None:
         return "'created_at' must be a finite number"
     return None
 
+
+_REPR_TEXT = 80  # characters of an item's text its repr shows
 
 _FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
 

@@ -94,3 +94,11 @@ def test_numbers_and_entries_read_back_pass_over_other_shapes() -> None:
     ]
     assert dict_entries([{"a": 1}, 1, "x", [2]]) == [{"a": 1}]
     assert dict_entries({"a": 1}) == dict_entries(5) == []
+
+
+def test_an_item_s_repr_is_short_whatever_it_holds() -> None:
+    # a search hit printed whole was 30-79 KB, its payload with it
+    item = SubstrateItem("record", "Q3 totals " * 100, payload={"rows": ["x" * 50] * 500})
+    shown = repr(item)
+    assert len(shown) < 200 and shown.startswith("SubstrateItem(kind='record', id=")
+    assert "text='Q3 totals Q3" in shown and shown.endswith("…')")
