@@ -19,8 +19,9 @@ FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # 9: a record's table (its file's name) searched; 11: "C++", "C#", "F#" are terms (10 was
 # tried and withdrawn: an index of it must be rebuilt too); 12: Polish "ł", Turkish "ı",
 # Greek accents and Arabic and Hebrew vowel points folded away; 13: Russian "ё", Arabic's
-# alef forms, taa marbuta, alef maksura and tatweel, and Arabic and Devanagari digits folded
-ANALYZER_VERSION = 13
+# alef forms, taa marbuta, alef maksura and tatweel, and Arabic and Devanagari digits folded;
+# 14: Arabic's article joined to a word ("ال", "وال", "لل"...) dropped
+ANALYZER_VERSION = 14
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,7 +205,7 @@ class Analyzer:
         if "," in folded:  # a grouped number (_GROUPED), and its parts: "80,443" lists ports
             return (folded.replace(",", ""), *folded.split(","))
         if not folded.isascii():
-            folded = _without_accents(folded)
+            folded = _without_article(_without_accents(folded))
         if "_" in folded:
             # snake_case identifiers: the whole identifier and each part are all terms.
             parts = [p for p in folded.split("_") if p]
@@ -218,6 +218,22 @@ class Analyzer:
             return ()
         stems = self._stemmer.stemWords(kept)
         return tuple(_ACRONYM_PLURALS.get(stem, stem) for stem in stems)
+
+
+def _without_article(word: str) -> str:
+    """An Arabic ``word`` without the article its writer joined to it ("الفريق" is "فريق",
+    with "and", "by", "as", "so" or "for" before it too: "والفريق", "للفريق"), where three
+    letters at least are left ("الله" stays whole): one search finds the word with it or
+    without."""
+    if not "\u0621" <= word[:1] <= "\u064a":
+        return word
+    for article in _ARTICLES:
+        if word.startswith(article) and len(word) - len(article) >= 3:
+            return word[len(article) :]
+    return word
+
+
+_ARTICLES = ("وال", "بال", "كال", "فال", "ال", "لل")
 
 
 def _without_accents(word: str) -> str:

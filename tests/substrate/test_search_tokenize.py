@@ -128,6 +128,9 @@ def test_unicode_letters_are_words_and_latin_accents_are_dropped(analyzer: Analy
         ("الكتـــاب", "الكتاب"),  # a tatweel stretching the line
         ("٣٠ يوما", "30 يوما"),  # Arabic-Indic digits
         ("۱۲ روز", "12 روز"),  # Persian ones
+        ("الفريق", "فريق"),  # Arabic's article, joined to its word
+        ("المدرسة", "مدرسة"),
+        ("والاجتماع", "اجتماع"),  # "and the meeting"
         ("१५ दिन", "15 दिन"),  # Devanagari ones
     ],
 )
