@@ -65,7 +65,14 @@ TOKEN_WORDS: tuple[str, ...] = (
     "jeton",  # French
     "clé api",
     "clave api",  # Spanish
+    "clave de api",
     "chave api",  # Portuguese
+    "chave da api",
+    "chiave api",  # Italian
+    "sleutel",  # Dutch
+    "api-sleutel",
+    "klucz api",  # Polish
+    "klucz",
     "トークン",  # Japanese
     "令牌",  # Chinese
     "密钥",

@@ -46,7 +46,11 @@ def test_a_password_under_its_name_in_another_language_is_found(line: str) -> No
 
 
 @pytest.mark.parametrize(
-    "word", ["токен", "ключ", "API-Schlüssel", "Schlüssel", "jeton", "トークン", "令牌", "토큰"]
+    "word",
+    [
+        *("токен", "ключ", "API-Schlüssel", "Schlüssel", "jeton", "トークン", "令牌", "토큰"),
+        *("clave de API", "chave da API", "chiave API", "sleutel", "klucz API"),
+    ],
 )
 def test_a_random_value_under_the_word_for_a_token_is_found(word: str) -> None:
     # the English "token:" was known, its words in other languages were not
