@@ -325,11 +325,7 @@ def _apply_baseline(
     scanned = None if run.complete else _covered(run)
     if not update:
         fresh = [f for f in found if f.fingerprint not in old]
-        stale = [
-            fp
-            for fp in stale_fingerprints(old, found)
-            if scanned is None or old.entries[fp]["path"] in scanned
-        ]
+        stale = stale_fingerprints(old, found, scanned_paths=scanned)
         run.stale_baseline = len(stale)
         if stale and not quiet:
             one = len(stale) == 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,10 +74,19 @@ def merge_baseline(
     """
     entries: dict[str, dict[str, str]] = {}
     if scanned_paths is not None:
-        seen = {path for path in scanned_paths if MASK_LEAD not in path}
-        entries = {fp: dict(m) for fp, m in baseline.entries.items() if m["path"] not in seen}
+        seen = set(scanned_paths)
+        entries = {
+            fp: dict(m) for fp, m in baseline.entries.items() if not _updated_by(m["path"], seen)
+        }
     entries.update(baseline_from_findings(findings).entries)
     return Baseline(entries)
+
+
+def _updated_by(path: str, scanned: Collection[str]) -> bool:
+    """Whether the baseline entries of ``path`` are those a scan of the paths ``scanned``
+    replaces: they were read, and the name holds no masked secret (two such names may read
+    alike; the entry could be another file's)."""
+    return path in scanned and MASK_LEAD not in path
 
 
 def new_findings(findings: Iterable[TextFinding], baseline: Baseline) -> list[TextFinding]:
@@ -85,10 +94,21 @@ def new_findings(findings: Iterable[TextFinding], baseline: Baseline) -> list[Te
     return [f for f in findings if f.fingerprint not in baseline]
 
 
-def stale_fingerprints(baseline: Baseline, findings: Iterable[TextFinding]) -> list[str]:
-    """Baseline entries no scan result matches any more (fixed or removed secrets)."""
+def stale_fingerprints(
+    baseline: Baseline,
+    findings: Iterable[TextFinding],
+    *,
+    scanned_paths: Collection[str] | None = None,
+) -> list[str]:
+    """Baseline entries no scan result matches any more (fixed or removed secrets); with
+    ``scanned_paths`` (a scan of some files), only the entries an update from that scan
+    would drop (``merge_baseline``)."""
     seen = {f.fingerprint for f in findings}
-    return sorted(fp for fp in baseline.entries if fp not in seen)
+    return sorted(
+        fp
+        for fp, entry in baseline.entries.items()
+        if fp not in seen and (scanned_paths is None or _updated_by(entry["path"], scanned_paths))
+    )
 
 
 def load_baseline(path: str | Path) -> Baseline:

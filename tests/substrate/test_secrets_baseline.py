@@ -11,8 +11,10 @@ import pytest
 
 from substrate.errors import InvalidInputError, NotFoundError
 from substrate.secrets import (
+    Baseline,
     baseline_from_findings,
     load_baseline,
+    merge_baseline,
     new_findings,
     sarif_log,
     save_baseline,
@@ -168,3 +170,19 @@ def test_sarif_uris_are_percent_encoded_paths() -> None:
         "docs%5Cmy%20notes/%5BREDACTED%3Aaws_access_key%5D.txt"  # a backslash in a name
     )
     assert _uri("über/50%#?.md") == "%C3%BCber/50%25%23%3F.md"
+
+
+def test_stale_entries_of_a_partial_scan_are_those_its_update_drops() -> None:
+    # a masked name is kept by the update: it was told "no longer matches; the update drops
+    # it", and the update kept it
+    findings = scan_text(f"token = '{GH}'\n", path="conf/app.py").findings
+    accepted = baseline_from_findings(findings)
+    masked = Baseline(
+        {"f" * 64: {"rule": "github_token", "path": "keys/[REDACTED:github_token].pem"}}
+    )
+    both = Baseline({**accepted.entries, **masked.entries})
+    scanned = {"conf/app.py", "keys/[REDACTED:github_token].pem"}
+    assert stale_fingerprints(both, [], scanned_paths=scanned) == sorted(accepted.entries)
+    assert stale_fingerprints(both, []) == sorted(both.entries)
+    kept = merge_baseline(both, [], scanned_paths=scanned)
+    assert sorted(kept.entries) == ["f" * 64]
