@@ -5,8 +5,9 @@ strings, so the length it accounts for is the length of the text the receiver ge
 
 Formats:
     markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages, as in the reference (a
-        line of text opening as a label does, ``[word:``, escaped as ``\\[word:``), or for
-        the ``brief`` shape ``- Heading: text (source)`` lines.
+        line of text opening as a label or the heading does, ``[word:`` or ``# Context for:``,
+        escaped with a backslash), or for the ``brief`` shape ``- Heading: text (source)``
+        lines.
     xml: ``<context task="...">`` holding one ``<document index id kind source>`` per item,
         text and attributes escaped.
     json: ``{"task": ..., "documents": [{"index", "id", "kind", "source", "text"}, ...]}``.
@@ -128,9 +129,10 @@ def piece(
     return f"[{label}] {_LABEL_SHAPE.sub(_escaped, text)}"
 
 
-# A line of an item's text that opens as a piece's label does ("[text:0123abcd leads.md]"):
-# its bracket escaped, so that a note cannot pass a line of its own off as another item
-_LABEL_SHAPE = re.compile(r"(?m)^([ \t]*)(?=\[[\w-]+:)")
+# A line of an item's text that opens as a piece's label does ("[text:0123abcd leads.md]"),
+# or as the packet's heading ("# Context for: ..."): its first mark escaped, so that a note
+# cannot pass a line of its own off as another item, or as the start of another packet
+_LABEL_SHAPE = re.compile(r"(?m)^([ \t]*)(?=\[[\w-]+:|#[ \t]*Context for:)")
 
 
 def _escaped(match: re.Match[str]) -> str:
