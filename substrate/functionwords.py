@@ -5,7 +5,8 @@ The search index drops English ones only (each language would need its own, and 
 is a term of another). Reading a question, though, "¿Quién es el responsable del marketing?"
 shares "es", "el" and "del" with any Spanish note: counted as said, they hid that no note
 mentions marketing, and the note of another responsibility was quoted with confidence. Words
-that are English words too ("die", "den", "war", "son", "plus") are left out of the list.
+that are English words too ("die", "den", "war", "son", "plus", "lang") are left out of the
+list.
 """
 
 from __future__ import annotations
@@ -26,6 +27,6 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     il lo gli di della delle dei degli che chi è sono per uno si ci ne nel nella sul sulla
     alla dove dov'è cos'è com'è quale quali quanta quanti quante
     tempo leva levam demora combien temps
-    het een van voor wat wie waar wanneer hoe zijn wordt worden laat lang duurt
+    het een van voor wat wie waar wanneer hoe zijn wordt worden laat duurt
     """.split()
 )
