@@ -159,6 +159,7 @@ _LONG_TEXTS = """
 from substrate.answer import CITATION, strip_citations
 from substrate.answer_types import _email
 from substrate.context.compress import sentences, split_sentences
+from substrate.factuality import _grouped_by_commas
 from substrate.claims import quotes_apart
 from substrate.ingest.formats.frontmatter import parse_block
 from substrate.linktext import as_shown
@@ -185,6 +186,7 @@ is_name_like("a" * n), _chosen("Abcdef" * (n // 6), "password")  # (a value unde
 without_fenced_code("`" * (4 * n)), without_fenced_code("~" * (4 * n))  # (no line break)
 kind_names("a team " * (4 * n)), kind_names("A Team " * n)  # (each read back to the start)
 find_secrets("${PASSWORD:-" * n)  # (a default never closed: each read on to the line's end)
+_grouped_by_commas("123 " * (4 * n) + "4")  # (a run of groups, once read from each of them)
 """
 
 
