@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from substrate.store import Substrate
 
 _EMPTY: frozenset[str] = frozenset()
+# A link graph read: each item's links as the indexes of the items they lead to, and the ids
+# they lead to that no item is (``LinkGraph.resolve``)
+_Resolved = tuple[list[list[int]], list[frozenset[str]]]
 
 
 @dataclass
@@ -153,7 +156,6 @@ class LinkGraph:
         self.links: list[tuple[str, ...]] = []
         self.audited: list[bool] = []
         self.own: list[bool] = []
-        self._resolved: tuple[list[list[int]], list[frozenset[str]]] = ([], [])
 
     def add(self, item: SubstrateItem, *, audited: bool = True, own: bool = False) -> None:
         """Record ``item``; ``audited=False`` makes it resolvable but not reported on; ``own``:
@@ -165,23 +167,16 @@ class LinkGraph:
         self.audited.append(audited)
         self.own.append(own)
 
-    def audit(self, sees_every_scope: bool) -> dict[str, Any]:
-        """``{n_items, n_intact, n_broken, broken: [{item_id, dangling}]}`` over audited items.
-
-        Args:
-            sees_every_scope: whether the graph holds every item. Then a link to an id not in
-                it is dangling; otherwise it is hidden (another team's item or a missing one:
-                the reader must not tell them apart), and ``UNRESOLVED`` in the reader's own
-                items.
-        """
-        succ, direct = self._resolve(sees_every_scope)
+    def audit(self, resolved: _Resolved) -> dict[str, Any]:
+        """``{n_items, n_intact, n_broken, broken: [{item_id, dangling}]}`` over audited items
+        of the graph as ``resolve`` read it."""
+        succ, direct = resolved
         closure = _dangling_closure(succ, direct)
         broken = [
             {"item_id": self.ids[i], "dangling": sorted(closure[i])}
             for i in range(len(self.ids))
             if self.audited[i] and closure[i]
         ]
-        self._resolved = (succ, direct)
         n_items = sum(self.audited)
         return {
             "n_items": n_items,
@@ -190,16 +185,17 @@ class LinkGraph:
             "broken": broken,
         }
 
-    def nearest_holders(self) -> dict[str, dict[str, str]]:
-        """After ``audit``: for each item that leads to a dangling id, and each such id, the
-        item nearest to it (itself, or one reached through its links, as ``verify_lineage``
-        names it) whose own link that is. ``UNRESOLVED`` is named by no id, so held by none.
+    def nearest_holders(self, resolved: _Resolved) -> dict[str, dict[str, str]]:
+        """For each item that leads to a dangling id, and each such id, the item nearest to
+        it (itself, or one reached through its links, as ``verify_lineage`` names it) whose
+        own link that is, in the graph as ``resolve`` read it. ``UNRESOLVED`` is named by no
+        id, so held by none.
 
         One breadth-first walk back along the links from each dangling id's holders: an item
         is reached once per id it leads to, so the work is the size of the answer (naming
         every holder each item leads to was quadratic in a link many items hold).
         """
-        succ, direct = self._resolved
+        succ, direct = resolved
         preds: list[list[int]] = [[] for _ in succ]
         for i, targets in enumerate(succ):
             for j in targets:
@@ -222,7 +218,16 @@ class LinkGraph:
                 nearest.setdefault(self.ids[i], {})[target] = self.ids[holder]
         return nearest
 
-    def _resolve(self, sees_every_scope: bool) -> tuple[list[list[int]], list[frozenset[str]]]:
+    def resolve(self, sees_every_scope: bool) -> _Resolved:
+        """Each item's links as the indexes of the items they lead to, and the ids they lead
+        to that no item is.
+
+        Args:
+            sees_every_scope: whether the graph holds every item. Then a link to an id not in
+                it is dangling; otherwise it is hidden (another team's item or a missing one:
+                the reader must not tell them apart), and ``UNRESOLVED`` in the reader's own
+                items.
+        """
         succ: list[list[int]] = []
         direct: list[frozenset[str]] = []
         index = self.index
@@ -360,4 +365,5 @@ def audit_with_holders(
     for item in substrate.iter_items(scopes=scopes):
         audited = scope is None or item.scope == scope
         graph.add(item, audited=audited, own=own_scope is not None and item.scope == own_scope)
-    return graph.audit(sees_every_scope=scopes is None), graph.nearest_holders()
+    resolved = graph.resolve(sees_every_scope=scopes is None)
+    return graph.audit(resolved), graph.nearest_holders(resolved)
