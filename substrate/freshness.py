@@ -46,9 +46,9 @@ from substrate.spaces import visible_item
 from substrate.supersession import (
     REPLACES_FIELDS,
     SUCCESSOR_FIELDS,
+    Replacements,
     origin_scope,
-    replaced_notes,
-    successors_absent,
+    replacements,
 )
 
 if TYPE_CHECKING:
@@ -455,11 +455,10 @@ def _verdict(
     *,
     files: FileChecker,
     index: SupersessionIndex,
-    replaced: dict[str, str],
+    replaced: Replacements,
     max_age_s: float | None,
     now: float,
     unlinked: str | None = None,
-    unnamed: Collection[str] = (),
 ) -> Freshness:
     written = content_time(item)
     signals: list[str] = []
@@ -474,12 +473,12 @@ def _verdict(
             written = min(written, files.modified(item, ref))
     age = max(0.0, now - written)
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
-    if item.id in replaced:
+    if item.id in replaced.by:
         # the successor as its note names it: a name may hold a secret, masked as paths are
-        said = f"replaced: by {safe_text(replaced[item.id])} (a note says so"
+        said = f"replaced: by {safe_text(replaced.by[item.id])} (a note says so"
         # (one outside the shard, or a name mistyped: it retires the note all the same)
-        absent = item.id in unnamed
-        signals.append(f"{said}; no note you can read is named so)" if absent else f"{said})")
+        unseen = item.id in replaced.unseen
+        signals.append(f"{said}; no note you can read is named so)" if unseen else f"{said})")
     if unlinked:
         signals.append(unlinked)
     if max_age_s is not None and age > max_age_s:
@@ -560,7 +559,7 @@ def check_freshness(
         [item], {item.id: item.links}, {note.id for note in notes}, scopes=scopes,
         own_scope=own_scope,
     )  # fmt: skip
-    replaced = replaced_notes(notes, confined=scopes is not None)
+    replaced = replacements(notes, confined=scopes is not None)
     return _verdict(
         item,
         files=FileChecker(rehash=rehash),
@@ -569,7 +568,6 @@ def check_freshness(
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
         unlinked=unlinked.get(item.id),
-        unnamed=successors_absent(notes) if item.id in replaced else (),
     )
 
 
@@ -622,8 +620,7 @@ def freshness_report(
         if item.links:
             links[item.id] = item.links
     checked = [item for item in readable if scope is None or item.scope == scope]
-    replaced = replaced_notes(readable, confined=scopes is not None)
-    unnamed = successors_absent(readable) if replaced else set()
+    replaced = replacements(readable, confined=scopes is not None)
     unlinked = _unlinked_signals(
         checked, links, {item.id for item in readable}, scopes=scopes, own_scope=own_scope
     )
@@ -638,7 +635,6 @@ def freshness_report(
             max_age_s=max_age_s,
             now=now,
             unlinked=unlinked.get(item.id),
-            unnamed=unnamed,
         )
         if not verdict.fresh:
             stale.append(verdict.as_dict())

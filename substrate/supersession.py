@@ -154,11 +154,25 @@ def _version(item: SubstrateItem) -> tuple[float, float]:
     )
 
 
+class Replacements(NamedTuple):
+    """What ``replacements`` finds among some items."""
+
+    by: dict[str, str]  # the ids of the notes replaced, each with what replaced it
+    # of those, the notes whose front matter names as successors only notes not among the
+    # items (``superseded_by: ghost.md``): outside them, or a name mistyped
+    unseen: set[str]
+
+
 def replaced_notes(items: Sequence[SubstrateItem], *, confined: bool = False) -> dict[str, str]:
     """The ids of the ``items`` of notes a newer note replaced, each with the name of what
     replaced it: a successor among the items (unless the two are in a ring), or one its own
     front matter names that is not among them (``superseded_by: adr-005``: current,
     wherever it is); ``confined``: as ``may_retire``."""
+    return replacements(items, confined=confined).by
+
+
+def replacements(items: Sequence[SubstrateItem], *, confined: bool = False) -> Replacements:
+    """``replaced_notes``, and which of those notes name successors none of the items is."""
     notes, by_stem, pairs, current = _pairs(items, confined)
     found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
     told: set[tuple[object, ...]] = set()
@@ -174,19 +188,6 @@ def replaced_notes(items: Sequence[SubstrateItem], *, confined: bool = False) ->
     older_sides = {older.key: older for _, older in pairs}.values()
     paired = {old.id for older in older_sides for old in older.items}  # rings included
     return _with_named_successors(notes, by_stem, current, paired, found)
-
-
-def successors_absent(items: Sequence[SubstrateItem]) -> set[str]:
-    """The ids of the ``items`` of notes whose front matter names as successors only notes
-    not among ``items`` (``superseded_by: ghost.md``): outside them, or a name mistyped."""
-    notes = [item for item in items if _note_of(item) is not None]
-    by_stem = _Stems(notes)
-    absent = set()
-    for note in notes:
-        stems = {_stem_named(note, name) for name in successor_names(note)} - {_stem(note)}
-        if stems and not any(by_stem.named(stem) for stem in stems):
-            absent.add(note.id)
-    return absent
 
 
 def replacing_notes(items: Sequence[SubstrateItem], *, confined: bool = False) -> set[str]:
@@ -219,25 +220,31 @@ def _with_named_successors(
     current: set[str],
     paired: set[str],
     found: dict[str, dict[str, str]],
-) -> dict[str, str]:
+) -> Replacements:
     """``found`` (old id -> each successor's stem -> its name, from the pairs among the
     ``notes``), with the successors each note's front matter names that are not among them,
     as each replaced note's names; ``current``: the replaced ids, ``paired``: every older id
     of a pair, rings included."""
+    unseen: set[str] = set()
     for note in notes:
         if note.id in paired and note.id not in current:
             continue  # in a ring: neither is replaced
+        named_here = seen = False  # (a successor named, one of them among the notes)
         for name in successor_names(note):  # those not among the items too
             stem = _stem_named(note, name)
             if stem == _stem(note):
                 continue  # a note naming itself replaces nothing
             present = by_stem.named(stem)
+            named_here, seen = True, seen or bool(present)
             if present and all(never_in_force(i) for s in present for i in by_stem.notes[s]):
                 continue  # a proposal that would replace it: it is in force still
             named = found.setdefault(note.id, {})
             if not any(s in named for s in (stem, *present)):
                 named[stem] = _as_source_name(note, name)
-    return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
+        if named_here and not seen:
+            unseen.add(note.id)
+    by = {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
+    return Replacements(by, unseen & by.keys())
 
 
 def _as_source_name(item: SubstrateItem, name: str) -> str:

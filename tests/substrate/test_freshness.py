@@ -773,12 +773,15 @@ def test_a_successor_no_readable_note_is_named_after_is_said_to_be_so(tmp_path: 
     (notes / "old.md").write_text("---\nsuperseded_by: ghost.md\n---\n# Old\n\nvpn1.\n")
     (notes / "older.md").write_text("---\nsuperseded_by: new.md\n---\n# Older\n\np1.\n")
     (notes / "new.md").write_text("# New\n\np2.\n")
+    (notes / "plain.md").write_text("# Plain\n\nq1.\n")  # named by its successor alone
+    (notes / "next.md").write_text("---\nsupersedes: plain.md\n---\n# Next\n\nq2.\n")
     store = Substrate(tmp_path / "shard")
     ingest_path(store, notes)
     signals = {s["ref"].rpartition("/")[2]: s["signals"] for s in freshness_report(store)["stale"]}
     assert signals == {
         "old.md": ["replaced: by ghost.md (a note says so; no note you can read is named so)"],
         "older.md": ["replaced: by new.md (a note says so)"],
+        "plain.md": ["replaced: by next.md (a note says so)"],
     }
     [old] = [i for i in store.all() if i.provenance["source"] == "old.md"]
     assert check_freshness(store, old.id).signals == signals["old.md"]

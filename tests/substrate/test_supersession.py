@@ -514,7 +514,7 @@ def _replaced_pair_by_pair(items: list[SubstrateItem]) -> dict[str, str]:
         if old.id in current:
             found.setdefault(old.id, {}).setdefault(s._stem(new), s._name_of(new))
     paired = {old.id for _, old in pairs}
-    return s._with_named_successors(notes, by_stem, current, paired, found)
+    return s._with_named_successors(notes, by_stem, current, paired, found).by
 
 
 def test_notes_are_replaced_as_when_told_pair_by_pair() -> None:
