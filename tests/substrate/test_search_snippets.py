@@ -113,4 +113,5 @@ def test_a_snippet_is_never_cut_inside_a_character() -> None:
         for width in range(20, 60):
             shown = make_snippet(text, query, width=width).text.strip("…")
             assert not unicodedata.combining(shown[0]) and shown[-1] != "\u200d", width
-            assert shown[0] != "\u200d"
+            start = text.index(shown)  # (nor just past a joiner, at either end)
+            assert "\u200d" not in (shown[0], text[start - 1 : start], text[start + len(shown)])
