@@ -533,7 +533,9 @@ def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
         ("Monday: laptop setup.", "Your first week at Orbit", 3),
         ("Wednesday: shadow on-call.", "Your first week at Orbit", 5),
     ]
-    for first in ("The vault password: hunter2", "host=db1", "first note", "Done.", "2024-05-01"):
+    long_line = "The HTML version of the Python Policy can be found in the python3-dev package"
+    contents = ("The vault password: hunter2", "host=db1", "first note", "Done.", "2024-05-01")
+    for first in (*contents, long_line):
         parsed = _parse("text", f"{first}\n\nA paragraph.\n")  # content, not a title
         assert [s.text for s in parsed.segments] == [first, "A paragraph."], first
         assert {s.section for s in parsed.segments} == {None}

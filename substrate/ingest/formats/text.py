@@ -83,6 +83,9 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
 
 
 MAX_TITLE_CHARS = 100
+# A line of more words is a sentence left without its full stop, not a title: as the section of
+# every paragraph, its words would make each one (a "Navigation" alone) match them
+MAX_TITLE_WORDS = 12
 _HEADING_MARKS = re.compile(r"^#{1,6}[ \t]+")  # "## " opening a Markdown heading
 _SENTENCE_END = (".", "!", "?", ";", ",")
 _VALUE_MARKS = (":", "=")
@@ -90,11 +93,13 @@ _VALUE_MARKS = (":", "=")
 
 def _title(block: str) -> str | None:
     """``block`` as a title, when it is one: a single line starting with a capital, at most
-    ``MAX_TITLE_CHARS`` long, ending no sentence and setting no value ("Password: ...",
-    "host=db1" are content). A Markdown heading's marks are not the title's ("# Install" in
-    a README without an extension)."""
+    ``MAX_TITLE_CHARS`` long and of ``MAX_TITLE_WORDS`` words, ending no sentence and setting
+    no value ("Password: ...", "host=db1" are content). A Markdown heading's marks are not the
+    title's ("# Install" in a README without an extension)."""
     line = _HEADING_MARKS.sub("", block.strip())
     if "\n" in line or len(line) > MAX_TITLE_CHARS or line.endswith(_SENTENCE_END):
+        return None
+    if len(line.split()) > MAX_TITLE_WORDS:
         return None
     if any(mark in line for mark in _VALUE_MARKS):
         return None
