@@ -13,7 +13,11 @@ Score of an item for a query (all parts in [0, 1]):
   score 0).
 
 Lexical floor: an item containing every rare query term literally is lifted above any item
-that contains no query term at all, so a weak semantic match never buries an exact one.
+that contains no query term at all, so a weak semantic match never buries an exact one. A query
+of a few words is keywords, each one meant: there it is lifted above any item lacking one of
+its rare terms too, so that short items holding only its common word (a title repeated on
+every paragraph of a file) do not bury it either. (Applied to the long questions of the
+test collections, that lift costs nDCG: their relevant items often use other words.)
 
 Filters and what a reader cannot see: every statistic that depends on the candidates is taken
 over the items that pass the filters only: document frequencies, the average length and the
@@ -44,6 +48,7 @@ from substrate.search.tokenize import Analyzer
 
 _FLOOR_EPS = 1e-6
 _COVERAGE_ROWS = 64  # best lexical rows examined for the query-coverage factor
+_KEYWORD_TERMS = 3  # a query of at most this many distinct terms is read as keywords
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +325,8 @@ def _lexical_floor(
     literal: np.ndarray,
     allowed: np.ndarray,
 ) -> np.ndarray:
-    """Lift items holding every rare query term above all items holding no query term."""
+    """Lift items holding every rare query term above all items holding no query term, and
+    for a keyword query (``_KEYWORD_TERMS``) above all items lacking one of them."""
     lifted = np.zeros(fused.shape[0], dtype=bool)
     n_live = max(stats.live_docs, 1)
     rare = [t for t in q if 0 < stats.df(t) <= stats.state.params.rare_fraction * n_live]
@@ -329,7 +335,8 @@ def _lexical_floor(
     hits = np.zeros(fused.shape[0], dtype=np.float32)
     stats.indicator(rare, hits)
     exact = allowed & (hits >= len(rare))
-    outside = allowed & ~literal & (fused > 0)
+    lacking = ~exact if len(q) <= _KEYWORD_TERMS else ~literal
+    outside = allowed & lacking & (fused > 0)
     if not exact.any() or not outside.any():
         return lifted
     ceiling = float(fused[outside].max())
