@@ -40,6 +40,15 @@ if TYPE_CHECKING:
 
 _DATE_ONLY = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 _DAY = 86400.0
+# What users of other search tools type as operators, which mixle reads as words: a quoted
+# phrase, an excluded -word, a field:value, AND / OR / NOT between words
+_OPERATOR_SHAPED = re.compile(
+    r'"[^"]+"|(?:^|\s)-\w|\b(?:tag|kind|title|source|scope|since|until):\S|\s(?:AND|OR|NOT)\s'
+)
+_NO_OPERATORS = (
+    "the query is read as words: quotes, -word, field: and AND/OR/NOT are not operators "
+    "(filter with --tag, --kind, --source, --scope, --since)"
+)
 
 
 # -- arguments ----------------------------------------------------------------------------------
@@ -293,7 +302,8 @@ def search_cmd(
 
     An item holding none of the query's words (found through the words of the best matches,
     or by meaning) is listed only when it scores at least a third of the best result, unless
-    --min-score is given.
+    --min-score is given. The query is read as words, in any order: quotes, -word, field:
+    and AND/OR/NOT are not operators (the options filter).
     """
     how = output.mode(json, jsonl)
     query = piped(query)
@@ -358,6 +368,8 @@ def search_cmd(
     elif not rows:
         nothing = app_state.nothing_found(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")
+    if hint is None and _OPERATOR_SHAPED.search(query):
+        output.note(f"hint: {_NO_OPERATORS}")
 
 
 def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> str | None:

@@ -243,6 +243,19 @@ def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, 
     assert symbols.exit_code == 0 and "only punctuation or symbols" in symbols.stderr
 
 
+@pytest.mark.parametrize(
+    "query", ['"refund policy"', "refund -policy", "tag:billing refund", "refund OR returns"]
+)
+def test_operators_of_other_tools_are_said_to_be_words(
+    mixle: Run, filled: dict[str, str], query: str
+) -> None:
+    result = mixle("search", "--", query)
+    assert result.exit_code == 0 and "a" * 16 in result.stdout
+    assert "are not operators" in result.stderr
+    for plain in ("refund policy", "e-mail refund", "re-run refund"):
+        assert "operators" not in mixle("search", plain).stderr
+
+
 def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str]) -> None:
     result = mixle("search", "xylophone")
     assert result.exit_code == 0 and result.stdout == ""
