@@ -320,6 +320,7 @@ def search_cmd(
     hint = None
     skipped = 0  # results that matched before the page --offset asks for
     more = False  # results matched past the page (one more is looked for to tell)
+    below = 0.0  # the best score of results all under --min-score
     if not analyzer.terms(query):
         substrate.hits(query, k, filters=filters)  # finds nothing, but reads the shard as any
         # search does: a corrupt one fails (exit 3) whatever the words asked for
@@ -338,6 +339,8 @@ def search_cmd(
             and (h.score >= min_score if min_score is not None else not _aside(h, hits))
         ]
         kept, skipped = matched[offset : offset + k], min(offset, len(matched))
+        if min_score is not None and hits and not matched:  # found, but under --min-score
+            below = max((h.score for h in hits if app_state.can_read(h.item.scope)), default=0.0)
         more = len(matched) > offset + k
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
@@ -365,6 +368,8 @@ def search_cmd(
         output.note(f"hint: {hint}")
     elif not rows and skipped:
         output.note(f"no results past the first {skipped}")
+    elif not rows and below:
+        output.note(f"no result scored at least {min_score:g}; the best scored {below:.3f}")
     elif not rows:
         nothing = app_state.nothing_found(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")

@@ -256,6 +256,15 @@ def test_operators_of_other_tools_are_said_to_be_words(
         assert "operators" not in mixle("search", plain).stderr
 
 
+def test_results_all_under_min_score_are_told_apart_from_none(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    result = mixle("search", "refund xylophone", "--min-score", "1")  # (a word no item holds)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no result scored at least 1; the best scored 0." in result.stderr
+    assert "no matching items" in mixle("search", "xylophone", "--min-score", "0.5").stderr
+
+
 def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str]) -> None:
     result = mixle("search", "xylophone")
     assert result.exit_code == 0 and result.stdout == ""
