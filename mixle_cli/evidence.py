@@ -212,12 +212,15 @@ def given_ids(values: Any) -> Any:
 
 
 def known_kind(kind: str | None) -> str | None:
-    """``kind`` when it names an item kind (None passes), else a usage error."""
+    """The item kind ``kind`` names, in any case ("RECORD" as --tag takes "Ops"; None
+    passes), else a usage error."""
     from substrate import MODALITIES, safe_repr
 
-    if kind is not None and kind not in MODALITIES:
+    if kind is None:
+        return None
+    if kind.lower() not in MODALITIES:
         usage(f"unknown kind {safe_repr(kind)}; expected one of {', '.join(MODALITIES)}")
-    return kind
+    return kind.lower()
 
 
 def known_kinds(values: list[str] | None, option: str = "--kind") -> tuple[str, ...] | None:
@@ -228,9 +231,7 @@ def known_kinds(values: list[str] | None, option: str = "--kind") -> tuple[str, 
     kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
     if not kinds:  # an unset variable: nothing would match, silently
         usage(f"{option} names no kind")
-    for kind in kinds:
-        known_kind(kind)
-    return tuple(dict.fromkeys(kinds))
+    return tuple(dict.fromkeys(str(known_kind(kind)) for kind in kinds))
 
 
 def item_title(item: SubstrateItem, width: int | None = None) -> str:

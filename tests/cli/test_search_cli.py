@@ -172,6 +172,7 @@ def test_an_empty_or_padded_tag_filter_is_refused(
 
 def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None:
     assert ids_of(mixle("search", "refund", "--kind", "record", "--json")) == [filled["ledger"]]
+    assert ids_of(mixle("search", "refund", "-K", "Record", "--json")) == [filled["ledger"]]
     billing = set(ids_of(mixle("search", "refund", "--tag", "billing", "--json")))
     assert billing == {filled["policy"], filled["ledger"]}
     assert set(ids_of(mixle("search", "refund", "--tag", "BILLING", "--json"))) == billing
