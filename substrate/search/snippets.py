@@ -83,8 +83,18 @@ def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) 
     hi = min(len(text), lo + width)
     if hi < len(text) and not text[hi].isspace():  # ends on a word edge, after the last hit
         cut = text.rfind(" ", max(lo + width // 2, last), hi)
-        hi = cut if cut != -1 else hi
+        # none after the last hit: its word runs on ("boundary-layer"), ended whole if short
+        hi = cut if cut != -1 else _word_end(text, hi, width // 5)
     return _whole_character(text, lo, -1), _whole_character(text, hi, +1)
+
+
+def _word_end(text: str, at: int, reach: int) -> int:
+    """The end of the word ``at`` is inside, if it ends within ``reach`` characters, else
+    ``at`` (a window is not stretched over a long run without spaces)."""
+    end = next((k for k in range(at, min(len(text), at + reach + 1)) if text[k].isspace()), None)
+    if end is None and len(text) <= at + reach:
+        end = len(text)
+    return at if end is None else end
 
 
 def _whole_character(text: str, at: int, step: int) -> int:

@@ -115,3 +115,17 @@ def test_a_snippet_is_never_cut_inside_a_character() -> None:
             assert not unicodedata.combining(shown[0]) and shown[-1] != "\u200d", width
             start = text.index(shown)  # (nor just past a joiner, at either end)
             assert "\u200d" not in (shown[0], text[start - 1 : start], text[start + len(shown)])
+
+
+def test_a_window_ending_in_a_hyphenated_word_ends_after_it() -> None:
+    # the window's last match ("boundary" of "boundary-layer") was followed by no space
+    # before its end, which then fell inside "layer"
+    head = "boundary-layer growth on a swept wing in supersonic flow .\n\n"
+    tail = (
+        " boundary-layer growth on a swept wing in supersonic flow . the solution is found for "
+        "the turbulent boundary-layer equations on a swept wing with suction and more text"
+    )
+    for pad in range(40):
+        text = head + "x" * pad + tail
+        last = make_snippet(text, "boundary layer").text.rstrip("…").split()[-1]
+        assert last in text.split(), (pad, last)
