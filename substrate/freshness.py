@@ -38,6 +38,7 @@ from substrate.errors import require_number
 from substrate.item import SubstrateItem
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, PER_LINE_FORMATS
 from substrate.lineage import UNRESOLVED
+from substrate.lineprefixes import LinePrefixes
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.names import name_bytes
@@ -100,41 +101,6 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()[:32]
-
-
-class _Prefixes:
-    """The content hashes of a file's first bytes, by how many, where they end a line (None
-    where they do not, or the file cannot be read): read on from the last one asked for, so
-    that the sizes of a log appended to, asked for in the order its items were written, cost
-    one reading of it, not one each."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.known: dict[int, str | None] = {}
-        self._digest = hashlib.sha256()
-        self._at = 0  # how many bytes ``_digest`` has read
-        self._last = b""  # the last of them
-
-    def of(self, size: int) -> str | None:
-        if size not in self.known:
-            self.known[size] = self._hashed(size)
-        return self.known[size]
-
-    def _hashed(self, size: int) -> str | None:
-        if size < self._at:  # (asked out of order: read again from the start)
-            self._digest, self._at, self._last = hashlib.sha256(), 0, b""
-        try:
-            with open(_os_name(self.path), "rb") as fh:
-                fh.seek(self._at)
-                while self._at < size and (chunk := fh.read(min(_CHUNK, size - self._at))):
-                    self._digest.update(chunk)
-                    self._at += len(chunk)
-                    self._last = chunk[-1:]
-        except OSError:
-            return None
-        if self._at != size or self._last != b"\n":
-            return None
-        return self._digest.copy().hexdigest()[:32]
 
 
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
@@ -201,7 +167,7 @@ class _FileState:
     # looked for in it
     parts: set[tuple[str, str | None]] | None = None
     # the hashes of its first bytes, by how many, where they end a line
-    prefixes: _Prefixes | None = None
+    prefixes: LinePrefixes | None = None
 
 
 class FileChecker:
@@ -279,7 +245,7 @@ class FileChecker:
         if not 0 < size < state.size:
             return False
         if state.prefixes is None:
-            state.prefixes = _Prefixes(path)
+            state.prefixes = LinePrefixes(_os_name(path))
         return state.prefixes.of(size) == recorded[:32]
 
     def modified(self, item: SubstrateItem, ref: str) -> float:

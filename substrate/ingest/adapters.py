@@ -45,6 +45,7 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS, PER_LINE_FORMATS
+from substrate.lineprefixes import LinePrefixes
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
 from substrate.widetext import is_binary
@@ -95,6 +96,7 @@ def _store(
     seen: set[str] = set()
     added = rewritten = 0
     notices: list[str] = []
+    prefixes: dict[str, LinePrefixes] = {}
     for item in items:
         stored = substrate.peek(item.id)
         if stored is not None and stored.scope != item.scope:
@@ -102,6 +104,7 @@ def _store(
         ids.append(item.id)
         if stored is not None:
             notices += carry_over([item], {item.id: stored})
+            _keep_record_of_lines_read(item, stored, prefixes)
             if same_as_stored(item, stored):
                 continue
         if item.id not in seen:  # the same item twice in one input is put twice, counted once
@@ -117,6 +120,38 @@ def _store(
         source = items[0].provenance.get("source") if items else None
         report.tell(str(source or report.root), notices)
     return ids, added, rewritten
+
+
+# What an item records of the file it was read from (``file_provenance``)
+_FILE_RECORD = ("content_hash", "size", "mtime")
+
+
+def _keep_record_of_lines_read(
+    item: SubstrateItem, stored: SubstrateItem, prefixes: dict[str, LinePrefixes]
+) -> None:
+    """Have ``item``, a line of a file of a document per line, record the file as its stored
+    version does when the file has only grown by whole lines since (its first bytes, as many
+    as it had then, hash as they did): the line says what it did, so freshness knows it fresh
+    by that record, and the item need not be written again. Each line of a log appended to
+    was written again at each run, the log growing by the whole file."""
+    now, before = item.provenance, stored.provenance
+    if now.get("format") not in PER_LINE_FORMATS or now.get("format") != before.get("format"):
+        return
+    size, digest, path = before.get("size"), before.get("content_hash"), now.get("path")
+    if type(size) is not int or not isinstance(digest, str) or not isinstance(path, str):
+        return
+    grown = now.get("size")
+    if before.get("path") != path or type(grown) is not int or not 0 < size < grown:
+        return
+    if path not in prefixes:
+        prefixes[path] = LinePrefixes(path)
+    if prefixes[path].of(size) != digest[:32]:
+        return
+    for key in _FILE_RECORD:
+        if key in before:
+            now[key] = before[key]
+        else:
+            now.pop(key, None)
 
 
 def ingest_documents(

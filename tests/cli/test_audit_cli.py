@@ -850,6 +850,27 @@ def test_freshness_finds_the_explicit_forms_items_of_a_log_appended_to_fresh(
     assert mixle("freshness").exit_code == 1
 
 
+@pytest.mark.parametrize("command", ["ingest-docs", "ingest-file", "ingest-traces"])
+def test_the_explicit_forms_write_only_the_lines_appended_to_a_log(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, command: str
+) -> None:
+    # every earlier line was written again at each run, the log growing by the whole file
+    log = tmp_path / "log.jsonl"
+    rows = [f'{{"text": "line {n}", "input": "q{n}", "answer": "a{n}"}}\n' for n in range(4)]
+    log.write_text("".join(rows[:2]))
+    assert mixle(command, str(log), "-q").exit_code == 0
+    for grown in (3, 4):
+        log.write_text("".join(rows[:grown]))
+        report = mixle(command, str(log), "--json").json()
+        assert (report["items_added"], report["items_rewritten"]) == (1, 0)
+    assert mixle("freshness").stdout == "all 4 item(s) fresh\n"
+    stored = (isolated_shard_env / "items.jsonl").read_text().splitlines()
+    assert sum(line.startswith('{"id"') for line in stored) == 4
+    log.write_text("".join(rows).replace("line 0", "line zero"))  # changed: written again
+    report = mixle(command, str(log), "--json").json()
+    assert report["items_added"] == 1 and report["items_rewritten"] == 3
+
+
 def test_freshness_lists_stale_items_by_file_whatever_the_store_order(
     mixle: Run, tmp_path: Path
 ) -> None:
