@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _NOT_PENDING = object()  # no unsaved change to an id (None is an unsaved removal)
+_ITEM_FIELDS = frozenset(f.name for f in fields(SubstrateItem))
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -195,6 +196,10 @@ class Substrate:
             raise InvalidInputError("add() takes a kind and a text; store an item with put(item)")
         from substrate.gate import admit  # (the secret rules: only for a process that writes)
 
+        unknown = sorted(set(kw) - _ITEM_FIELDS)
+        if unknown:  # (the item's constructor said so as a TypeError)
+            known = ", ".join(sorted(_ITEM_FIELDS - {"kind", "text"}))
+            raise InvalidInputError(f"add() has no field {', '.join(unknown)}; an item has {known}")
         item = SubstrateItem(kind=kind, text=text, **kw)
         self._refuse_unfit(item)  # as put refuses it, before the gate reads its fields
         return self._keep(admit(item, redact=redact).item)

@@ -1601,3 +1601,9 @@ def test_a_compaction_and_a_save_waiting_together_both_finish(tmp_path: Path) ->
     compactor.join(10)
     assert not saver.is_alive() and not compactor.is_alive()
     assert sorted(i.text for i in Substrate(tmp_path / "shard").all()) == ["another", "unsaved"]
+
+
+def test_add_refuses_a_field_an_item_does_not_have() -> None:
+    # (a bare TypeError of the item's constructor before)
+    with pytest.raises(InvalidInputError, match="add\\(\\) has no field foo; an item has"):
+        Substrate().add("text", "x", foo=1)
