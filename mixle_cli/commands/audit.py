@@ -268,7 +268,20 @@ def _print_freshness(
         by_command.setdefault(command, []).append(item_id)
     for command, ids in sorted(by_command.items()):
         template = _HINTS.get(command, _EXPLICIT_HINT)
-        output.note(f"hint: {template.format(', '.join(ids), command=command)}")
+        output.note(f"hint: {template.format(_some_of(ids), command=command)}")
+
+
+# Ids a hint names at most: the stale list names each (a log of 500 lines changed made a hint
+# of 500 ids on one line)
+_HINT_IDS = 5
+
+
+def _some_of(ids: list[str]) -> str:
+    """``ids`` as a hint names them: the first few, and how many more (the stale list names
+    each)."""
+    if len(ids) <= _HINT_IDS:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:_HINT_IDS])} and {len(ids) - _HINT_IDS} more"
 
 
 # A published copy keeps its text when its file changes: ingest gives the file's new text a

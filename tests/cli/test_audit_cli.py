@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -869,6 +870,16 @@ def test_the_explicit_forms_write_only_the_lines_appended_to_a_log(
     log.write_text("".join(rows).replace("line 0", "line zero"))  # changed: written again
     report = mixle(command, str(log), "--json").json()
     assert report["items_added"] == 1 and report["items_rewritten"] == 3
+
+
+def test_a_freshness_hint_names_a_few_of_many_items(mixle: Run, tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(f'{{"text": "line {n}"}}\n' for n in range(12)))
+    assert mixle("ingest-docs", str(docs), "-q").exit_code == 0
+    docs.write_text('{"text": "all new"}\n')
+    hint = mixle("freshness").stderr
+    assert "and 7 more were stored by `mixle ingest-docs`" in hint
+    assert len(re.findall(r"\b[0-9a-f]{16}\b", hint)) == 5
 
 
 def test_freshness_lists_stale_items_by_file_whatever_the_store_order(
