@@ -12,7 +12,7 @@ from substrate.secrets.rule import Rule
 
 # --- building blocks for the generic key = value rules -------------------------------------
 # The secret stems of key names: every generic rule's key holds one, on the match's first line.
-_STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
+_STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred|sess(?:ion)?id)"  # (PHPSESSID: a cookie)
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
@@ -314,7 +314,9 @@ _NAMED_VALUE = (
     r"""["']?(?i:(?:parameter)?value)["']?[ \t]*[:=][ \t]*"""
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
-_GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
+# A session's cookie: the "sessid" of PHPSESSID, the "sessionid" of Django's and Java's
+_SESSION_WORDS = ("sessid", "sessionid")
+_GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred", *_SESSION_WORDS)
 
 
 def _generic(

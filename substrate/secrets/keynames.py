@@ -44,6 +44,9 @@ GLUED_NAMES: frozenset[str] = frozenset(
     """storepass keypass srcstorepass deststorepass srckeypass destkeypass keystorepass
     truststorepass requirepass masterauth""".split()
 )
+# The names web frameworks give a session's cookie (Django's sessionid, PHP's PHPSESSID,
+# Java's JSESSIONID)
+_SESSION_COOKIES = frozenset({"sessionid", "sessid", "phpsessid", "jsessionid"})
 _KEY_QUALIFIERS: frozenset[str] = frozenset(
     """api access secret private priv app application auth master license licence encryption
     encrypt enc signing sign client consumer service account sensitive shared storage
@@ -133,7 +136,9 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
     if word.startswith("secret") or word.endswith("secret"):
         # (not AWS's service "secretsmanager", whose actions an IAM policy names)
         return None if word == "secretsmanager" else "password"
-    if word in ("auth", "oauth", "bearer"):  # not "jwt" or "cookie": jwt_issuer, cookie_consent
+    if word in ("auth", "oauth", "bearer"):  # not "jwt" or "cookie": jwt_issuer, a cookie
+        return "token"  # header's pairs ("Cookie: theme=dark; ...") each under its own name
+    if word in _SESSION_COOKIES:  # a session's cookie: who holds it is logged in
         return "token"
     if word == "seed" and prev in ("totp", "otp", "hotp", "mfa"):  # makes every code
         return "token"

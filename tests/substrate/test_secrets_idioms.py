@@ -373,3 +373,33 @@ def test_a_flag_after_the_option_is_not_its_value() -> None:
     gate then masked every copy of it in the file."""
     text = "mysqldump --password --all-databases\nmysql --all-databases"
     assert detect_secrets(text).clean
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cookie: theme=dark; sessionid={}",
+        "Set-Cookie: PHPSESSID={}; Path=/; HttpOnly",
+        'curl -b "JSESSIONID={}" https://shop.example.com/cart',
+        '{{"cookies": {{"sessionid": "{}"}}}}',
+    ],
+)
+def test_a_session_cookie_is_found_by_its_name(line: str) -> None:
+    # who holds a session's cookie is logged in: it was stored in clear
+    secret = "Zq8vLp2mWxQ4rT7yU0iOZq8vLp2mWxQ4"
+    assert _masked("requests.log", line.format(secret), secret), line
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cookie: theme=dark; lang=en-US",
+        "sessionid=expired",
+        "PHPSESSID is PHP's default name for the session cookie.",
+        'redis.set("session:api", "cart-v2")',
+        # an app's own session, named apart: an identifier its traces are looked up by
+        '{"session_id": "3f2a9c41-b7d3-4e5f-a60a-1b2c3d4e5f6a"}',
+    ],
+)
+def test_a_session_cookie_needs_a_value_that_looks_random(text: str) -> None:
+    assert not scan_text(text, path="requests.log").findings, text
