@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# The secret rules hold possessive quantifiers and atomic groups, which CPython matched wrongly
+# before 3.11.5 (a password with an unclosed bracket went unfound, and was stored in clear):
+# refused outright rather than run with a gate that misses secrets
+if sys.version_info < (3, 11, 5):
+    raise ImportError(
+        f"mixle needs Python 3.11.5 or newer; this is {sys.version.split()[0]}, whose regular "
+        "expressions would let secrets through"
+    )
 
 # A library leaves where its log records go to the program: without a handler of its own,
 # Python's last resort would print its warnings to stderr in every program that imports it.

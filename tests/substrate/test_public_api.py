@@ -148,3 +148,16 @@ def test_search_and_save_say_what_they_filter_and_raise() -> None:
     for said in ("kind", "scope", "[0, 1]", "score 0", "left out"):
         assert said in search_doc, said
     assert "InvalidInputError" in (substrate.Substrate.save.__doc__ or "")
+
+
+def test_a_python_whose_regular_expressions_miss_secrets_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # CPython before 3.11.5 matched possessive quantifiers wrongly: the gate missed passwords
+    import importlib.util
+
+    monkeypatch.setattr(sys, "version_info", (3, 11, 2, "final", 0))
+    spec = importlib.util.spec_from_file_location("substrate_on_3112", substrate.__file__)
+    assert spec is not None and spec.loader is not None
+    with pytest.raises(ImportError, match="needs Python 3.11.5 or newer"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
