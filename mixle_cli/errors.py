@@ -94,13 +94,15 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
 
 
 # What a failed read or write says of its cause (``audit`` helps with neither).
-_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
+# (and a shard refused in a folder anyone may write to: ``locking``)
+_SHARED_FOLDER = "may be written by anyone"
+_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted", _SHARED_FOLDER)
 _FULL = ("No space left on device", "Disk quota exceeded")
 
 
 def denied(message: str) -> bool:
-    """Whether an error's ``message`` tells of a permission refused or a read-only file
-    system: what running the command again would meet again."""
+    """Whether an error's ``message`` tells of a permission refused, a read-only file system
+    or a folder refused as shared: what running the command again would meet again."""
     return any(cause in message for cause in _DENIED)
 
 
@@ -121,6 +123,8 @@ def _shard_hint(exc: ShardError) -> str | None:
     message = str(exc)
     if message.endswith("it is not writable"):  # made read-only, perhaps on purpose
         return "nothing was changed; make the file writable to change it"
+    if _SHARED_FOLDER in message:  # (it says where to keep the shard instead)
+        return None
     if denied(message):
         if message.startswith("cannot read"):
             return "check that you may read the shard's files (or use another with --shard)"

@@ -615,7 +615,8 @@ def ingest(
             saved = "earlier batches are kept" if app_state.saved else "nothing was saved"
             fail(message, code, f"{hint}; {saved}" if hint else saved)
         again = "run the command again to finish"
-        fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
+        kept = "earlier batches are kept" if app_state.saved else "nothing was saved"
+        fail(message, code, f"{hint}; {again}" if hint else f"{kept}; {again}")
     # said once the others are ingested: a folder moved into one of them took its items along
     _tell_what_is_kept(
         substrate, report, failed, target_scope, moves=not no_prune, terminated=terminated

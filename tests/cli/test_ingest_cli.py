@@ -1524,3 +1524,19 @@ def test_a_log_filled_with_old_versions_is_said_worth_compacting(
     edited(3)
     as_team = mixle("--as", "ops", "ingest", str(notes))  # (others' old versions: not a team's)
     assert "items: +40 -40" in as_team.stderr and "mixle compact" not in as_team.stderr
+
+
+def test_a_shard_refused_in_a_shared_folder_is_not_told_to_run_again(
+    mixle: Any, tmp_path: Path
+) -> None:
+    # "earlier batches are kept; run the command again to finish": nothing was, and it would
+    # be refused again
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    note = tmp_path / "a.md"
+    note.write_text("# A\n\ntext\n")
+    result = mixle("--shard", str(shared), "ingest", str(note))
+    assert result.exit_code == 3 and "may be written by anyone" in result.stderr
+    assert "hint: nothing was saved" in result.stderr and "again" not in result.stderr
+    assert list(shared.iterdir()) == []
