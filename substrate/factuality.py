@@ -184,6 +184,8 @@ def _readings(
     chosen_ones = alternatives_named(claim)  # "staging": production's figures say nothing of it
     year = year_asked(claim)  # "hired in 2022": what holds before 2020 says nothing of it
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
+    # the columns a claim that is a row gives empty ("comment: ."): a row's empty cell says it
+    unset = frozenset(key for key, value in _row_fields(claim) if not value)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
     for sentence in _titled(evidence, claim, wanted):
@@ -193,7 +195,9 @@ def _readings(
             continue
         found = _valued_terms(sentence)
         fields = _row_fields(sentence)
-        if fields and _another_value(fields, words, wanted):
+        if fields:  # (a column's name said otherwise: "costs" of "price")
+            found |= frozenset().union(*(key for key, _ in fields))
+        if fields and _another_value(fields, words, wanted, unset):
             # "plan: pro" for "the enterprise plan"
             best_value = max(best_value, len(words & found) / len(words) if words else 1.0)
             continue
@@ -259,18 +263,28 @@ _TO_BE = re.compile(
 
 
 # A field of a row as a packet shows a record or a table's row: "plan: pro" of "id: 2; name:
-# Globex; plan: pro." (a cell of two sentences goes on after a "; " with no name)
-_FIELD = re.compile(r"([^:;.!?]{1,60}): (.*)", re.DOTALL)
+# Globex; plan: pro." (a cell of two sentences goes on after a "; " with no name); an empty
+# cell's name ends its part ("comment:")
+_FIELD = re.compile(r"([^:;.!?]{1,60}):(?: (.*))?", re.DOTALL)
+
+
+# A column of a price, and the words a claim says one with ("costs 24.99", "sells for"): the
+# claim names that column, so the number it gives must be that column's (a stock of 120 beside
+# it supported "costs 120 EUR")
+_PRICE_TERMS = frozenset({"price", "cost", "sell", "fee"})
 
 
 def _row_fields(sentence: str) -> list[tuple[frozenset[str], frozenset[str]]]:
     """The (name, value) terms of each field of ``sentence`` when it is a row of two or more
-    named fields, else none."""
+    named fields, else none; a price column's name with the words a price is said with."""
     fields: list[tuple[frozenset[str], frozenset[str]]] = []
     for part in sentence.strip().rstrip(".").split("; "):
         field = _FIELD.fullmatch(part)
         if field is not None:
-            fields.append((_valued_terms(field.group(1)), _valued_terms(field.group(2))))
+            name = _valued_terms(field.group(1))
+            if name & _PRICE_TERMS:
+                name |= _PRICE_TERMS
+            fields.append((name, _valued_terms(field.group(2) or "")))
         elif not fields:
             return []  # prose
         else:  # a cell's second sentence
@@ -282,12 +296,20 @@ def _another_value(
     fields: list[tuple[frozenset[str], frozenset[str]]],
     words: frozenset[str],
     wanted: frozenset[str],
+    unset: frozenset[frozenset[str]],
 ) -> bool:
     """Whether a claim names a column of a row and none of its values: "Globex is on the
     enterprise plan" against Globex's "plan: pro". A word of several columns' names needs the
-    value of one ("previous plan: enterprise" beside "plan: pro")."""
+    value of one ("previous plan: enterprise" beside "plan: pro"). A column the claim, a row
+    itself, leaves empty as the row does (the row quoted whole: "...; comment: .") gives it."""
     named = words & frozenset().union(*(key for key, _ in fields))
-    return any(not any(term in key and value & wanted for key, value in fields) for term in named)
+    return any(
+        not any(
+            term in key and (value & wanted or (not value and key in unset))
+            for key, value in fields
+        )
+        for term in named
+    )
 
 
 def _reason_terms(claim: str) -> frozenset[str]:

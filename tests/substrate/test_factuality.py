@@ -231,6 +231,7 @@ def test_a_claim_s_sources_are_read_once_to_back_it_and_weigh_it() -> None:
 
 
 _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
+_PRODUCT = "sku: P-100; product: Blue Kettle; price: 24.99; currency: EUR; stock: 120."
 
 
 @pytest.mark.parametrize(
@@ -255,6 +256,16 @@ _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
             "The backup port of db2 is 5433.",
             True,
         ),
+        # a price said with "costs": the price column's number, not the stock's
+        (_PRODUCT, "The Blue Kettle costs 24.99 EUR.", True),
+        (_PRODUCT, "The Blue Kettle costs 24.99.", True),
+        (_PRODUCT, "The Blue Kettle costs 120 EUR.", False),  # its stock
+        (_PRODUCT, "The Blue Kettle sells for 120 EUR.", False),
+        (_PRODUCT, "The Blue Kettle has 120 in stock.", True),
+        # an empty cell: the row quoted whole says it; a claim of a value does not
+        ("product: Kettle; price: 25; comment: .", "product: Kettle; price: 25; comment: .", True),
+        ("product: Kettle; price: 25; comment: .", "product: Kettle; price: 25; comment:.", True),
+        ("product: Kettle; price: 25; comment: .", "product: Kettle; comment: broken.", False),
     ],
 )
 def test_a_row_says_a_claim_it_names_the_values_of(row: str, claim: str, said: bool) -> None:
