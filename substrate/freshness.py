@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.durations import format_duration
 from substrate.errors import require_number
 from substrate.item import SubstrateItem
-from substrate.limits import DEFAULT_MAX_FILE_SIZE, PER_LINE_FORMATS
+from substrate.limits import APPENDED_FORMATS, DEFAULT_MAX_FILE_SIZE
 from substrate.lineage import UNRESOLVED
 from substrate.lineprefixes import LinePrefixes
 from substrate.notedates import declared_time, is_date_field
@@ -235,12 +235,12 @@ class FileChecker:
 
     @staticmethod
     def _grew_by_lines(prov: dict[str, Any], path: str, state: _FileState, recorded: str) -> bool:
-        """Whether the file of an item of a format of a document per line (JSON Lines,
-        traces) has only grown by whole lines since the item was read: its first bytes, as
+        """Whether the file of an item of a format appended to (JSON Lines, traces, a table's
+        rows) has only grown by whole lines since the item was read: its first bytes, as
         many as it had then, hash as they did, and end a line. Such an item says what it did
         (``ingest`` leaves it as it is when it reads the lines added)."""
         size = prov.get("size")
-        if str(prov.get("format")) not in PER_LINE_FORMATS or type(size) is not int:
+        if str(prov.get("format")) not in APPENDED_FORMATS or type(size) is not int:
             return False
         if not 0 < size < state.size:
             return False

@@ -44,3 +44,7 @@ FRONT_MATTER_DEPTH = 8
 # Formats of a document per line: a line that is no UTF-8 is rejected alone, and lines added
 # at the end change no item of the lines before them (``ingest`` and freshness rely on it)
 PER_LINE_FORMATS = frozenset({"jsonl", "traces"})
+# Formats whose files grow by rows added at their end, which change no item of the rows
+# before them: a document per line, and a table's rows under its header (a row's delimiter is
+# found from the file's first rows, which an append leaves as they were)
+APPENDED_FORMATS = PER_LINE_FORMATS | {"csv", "tsv"}

@@ -44,7 +44,13 @@ from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
-from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS, PER_LINE_FORMATS
+from substrate.limits import (
+    APPENDED_FORMATS,
+    BINARY_PROBE_BYTES,
+    FILE_FORMATS,
+    LINE_FORMATS,
+    PER_LINE_FORMATS,
+)
 from substrate.lineprefixes import LinePrefixes
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
@@ -129,13 +135,14 @@ _FILE_RECORD = ("content_hash", "size", "mtime")
 def _keep_record_of_lines_read(
     item: SubstrateItem, stored: SubstrateItem, prefixes: dict[str, LinePrefixes]
 ) -> None:
-    """Have ``item``, a line of a file of a document per line, record the file as its stored
-    version does when the file has only grown by whole lines since (its first bytes, as many
-    as it had then, hash as they did): the line says what it did, so freshness knows it fresh
-    by that record, and the item need not be written again. Each line of a log appended to
-    was written again at each run, the log growing by the whole file."""
+    """Have ``item``, a line (or a table's row) of a file of a format appended to, record the
+    file as its stored version does when the file has only grown by whole lines since (its
+    first bytes, as many as it had then, hash as they did): the line says what it did, so
+    freshness knows it fresh by that record, and the item need not be written again. Each
+    line of a log appended to was written again at each run, the log growing by the whole
+    file."""
     now, before = item.provenance, stored.provenance
-    if now.get("format") not in PER_LINE_FORMATS or now.get("format") != before.get("format"):
+    if now.get("format") not in APPENDED_FORMATS or now.get("format") != before.get("format"):
         return
     size, digest, path = before.get("size"), before.get("content_hash"), now.get("path")
     if type(size) is not int or not isinstance(digest, str) or not isinstance(path, str):
@@ -486,7 +493,7 @@ def ingest_file(
         return []
     data, meta = _read_source(p)
     per_line = normalize_format(fmt) in PER_LINE_FORMATS
-    if per_line:  # freshness knows a file appended to by whole lines as fresh
+    if normalize_format(fmt) in APPENDED_FORMATS:  # freshness knows one appended to as fresh
         meta["format"] = normalize_format(fmt)
     text = _decode(data, name, report, lines_apart=per_line)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
