@@ -695,8 +695,9 @@ def _forms() -> dict[str, frozenset[str]]:
 
 
 # What a word says besides itself, one way only: what was bought or paid for a sum cost it
-# ("Bought a camera for 1,399 EUR" says what it cost), but a cost says no one bought it
-_SAYS_TOO = (("buy bought pay paid", "cost"), ("buy bought", "pay"))
+# ("Bought a camera for 1,399 EUR" says what it cost), but a cost says no one bought it; a
+# price says what a thing costs (a table's price column)
+_SAYS_TOO = (("buy bought pay paid price priced", "cost"), ("buy bought", "pay"))
 
 
 @functools.cache

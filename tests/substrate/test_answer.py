@@ -3215,6 +3215,21 @@ def test_how_much_something_cost_is_answered_by_the_sum_paid_for_it(question: st
     assert answer.answer is not None and "1,399 EUR" in answer.answer
 
 
+def test_what_a_thing_costs_is_answered_by_its_price() -> None:
+    # a table's price column: "no readable item mentions 'cost'"
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    for sku, product, price in (("P-103", "Steel Pan", "1,050.00"), ("P-100", "Kettle", "24.99")):
+        payload = {"sku": sku, "product": product, "price": price, "currency": "GBP"}
+        store.add("record", f"{sku} {product} {price} GBP", payload=payload)
+    asked = "How much does the Steel Pan cost?"
+    answer = answer_from_substrate(store, asked, ExtractiveAnswerer())
+    assert (
+        answer.answer is not None and "1,050.00" in answer.answer and "24.99" not in answer.answer
+    )
+
+
 def test_a_cost_says_no_one_bought_it() -> None:
     from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
 
