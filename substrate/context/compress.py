@@ -664,6 +664,40 @@ def ends_sentence(text: str) -> bool:
 _WORD = re.compile(r"\w+")
 
 
+def _wanted_words(text: str, wanted: frozenset[str]) -> list[tuple[int, int, frozenset[str]]]:
+    """``(start, end, terms)`` of each word of ``text`` holding a term of ``wanted``, each
+    distinct word analysed once (a 2 MB cell held 741,000 words, of five kinds)."""
+    asked: dict[str, frozenset[str]] = {}
+    found = []
+    for word in _WORD.finditer(text):
+        said = word.group()
+        if (hit := asked.get(said)) is None:
+            hit = asked[said] = wanted & terms(said)
+        if hit:
+            found.append((word.start(), word.end(), hit))
+    return found
+
+
+def _window_bounds(found: list[tuple[int, int, frozenset[str]]], max_chars: int) -> list[int]:
+    """For each word of ``found``, how many terms asked of the words from it to ``max_chars``
+    on hold (at least what a window from it, cut at a word's edge, says), in one pass."""
+    bounds = []
+    counts: dict[str, int] = {}
+    end = 0
+    for first, (start, _, hit) in enumerate(found):
+        end = max(end, first)  # (a word longer than a window: none of it counted)
+        while end < len(found) and found[end][1] - start <= max_chars:
+            for term in found[end][2]:
+                counts[term] = counts.get(term, 0) + 1
+            end += 1
+        bounds.append(len(counts))
+        for term in hit if first < end else ():
+            counts[term] -= 1
+            if not counts[term]:
+                del counts[term]
+    return bounds
+
+
 def around_match(text: str, task: str, max_chars: int) -> str:
     """``text`` cut to ``max_chars`` where it says the task's terms (``stretch_saying``): in
     one long sentence (a log line, minified JSON) the part that matched may lie far from the
@@ -686,9 +720,16 @@ def stretch_saying(text: str, wanted: frozenset[str], max_chars: int) -> str:
         return len(wanted & terms(truncate(text[start:], max_chars - 1)))
 
     best = None
-    for word in _WORD.finditer(text):
-        if wanted & terms(word.group()) and (said := said_from(word.start())) > most:
-            best, most = word.start(), said
+    found = _wanted_words(text, wanted)
+    for start, bound in zip(
+        (at for at, _, _ in found), _window_bounds(found, max_chars), strict=True
+    ):
+        # (a window is read only where the words asked of in its reach could say more: each
+        # read of every one was quadratic in a long text saying one of them often)
+        if bound > most and (said := said_from(start)) > most:
+            best, most = start, said
+            if most == len(wanted):  # (none says more)
+                break
     if best is None:
         return head
     leads = (lead_in(text, best, max_chars >> shift) for shift in (2, 3, 4))

@@ -1786,6 +1786,27 @@ def test_a_kind_of_value_no_sentence_states_is_refused_by_name() -> None:
     assert frame_phrases("What time is it and how many?") == ["how many", "which time"]
 
 
+def test_a_long_text_s_words_are_each_analysed_once_for_its_quote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every word of a 2 MB cell was analysed on its own, and each word asked of read its whole
+    # window again: ask took 20 s over a table of two rows
+    from substrate.context import compress
+
+    text = "lorem ipsum dolor " * 20_000 + "zanzibar quokka " + "tail " * 30
+    calls = 0
+    analysed = compress.terms
+
+    def counted(said: str) -> frozenset[str]:
+        nonlocal calls
+        calls += 1
+        return analysed(said)
+
+    monkeypatch.setattr(compress, "terms", counted)
+    quote = stretch_saying(text, analysed("lorem zanzibar quokka"), 300)
+    assert "zanzibar quokka" in quote and calls < 100
+
+
 @pytest.mark.parametrize(
     ("question", "framed"),
     [
