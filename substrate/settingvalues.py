@@ -76,9 +76,16 @@ def _endpoint(value: Any) -> str | None:
 def url_problem(url: str) -> str | None:
     """What keeps ``url`` from being an answerer's endpoint (a phrase to follow its name), or
     None. A user name or password in it would never be sent, and never shown either."""
-    parsed = urllib.parse.urlsplit(url)
+    try:
+        parsed = urllib.parse.urlsplit(url)
+    except ValueError:  # a bracket left open: "http://[::1"
+        return "is not a URL (an IPv6 address's bracket is left open)"
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         return "must be an http:// or https:// URL"
+    if not parsed.hostname:  # "http://:80/v1"
+        return "names no host"
+    if any(ch.isspace() or ord(ch) < 0x20 for ch in parsed.netloc):
+        return "has a space or a control character in its host"
     if "@" in parsed.netloc:
         return (
             "holds a user name or password, which is not sent; give the key through "

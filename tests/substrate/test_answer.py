@@ -1313,6 +1313,14 @@ def test_http_answerer_configuration() -> None:
     assert "Tr0ub4dor" not in str(err.value)
     with pytest.raises(InvalidInputError, match="port that is not a number"):
         HttpAnswerer("http://127.0.0.1:abc/v1", "m")
+    # an internal error (exit 3), or a request to "http://None:80"
+    for url, problem in (
+        ("http://[::1/v1", "is not a URL"),
+        ("http://a b/v1", "has a space"),
+        ("http://:80/v1", "names no host"),
+    ):
+        with pytest.raises(InvalidInputError, match=problem):
+            HttpAnswerer(url, "m")
 
 
 # -- with the real engine ------------------------------------------------------------------------
