@@ -19,9 +19,7 @@ them SIGTERM).
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
-import functools
 import logging
 import multiprocessing
 import os
@@ -30,14 +28,19 @@ import signal
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
 from typing import Any
 
-from substrate.cpus import available_cpus, capped_workers
+from substrate.cpus import (
+    available_cpus,
+    capped_workers,
+    end_with_parent,
+    ready_to_end_with_parent,
+)
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 
 log = logging.getLogger(__name__)
@@ -57,7 +60,6 @@ MAX_AUTO_WORKERS = 4
 PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
 _F_GETPIPE_SZ = 1032
-_PR_SET_PDEATHSIG = 1
 
 
 def can_fork() -> bool:
@@ -118,8 +120,7 @@ def _serve(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask - {signal.SIGTERM})
         for conn in not_ours:
             conn.close()
-        _end_with_parent()
-        if os.getppid() == parent:  # else the parent died before the request took effect
+        if end_with_parent(parent):  # (else it died before the request took effect)
             _answer(tickets, results, options, fingerprint, encoded)
     finally:
         os._exit(0)
@@ -157,30 +158,6 @@ class _Failure:
         except Exception:  # noqa: BLE001
             return (_Failure, (RuntimeError(f"{type(self.error).__name__}: {self.error}"),))
         return (_Failure, (self.error,))
-
-
-def _end_with_parent() -> None:
-    """Ask Linux to send SIGTERM to this process when its parent ends (PR_SET_PDEATHSIG).
-
-    A parent killed outright (SIGKILL, or SIGTERM from a timeout) runs no clean-up; without
-    this its workers would live on, blocked on chunks that never come, holding the caller's
-    stdout and stderr open.
-    """
-    prctl = _prctl()
-    if prctl is not None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-
-
-@functools.cache
-def _prctl() -> Callable[..., int] | None:
-    """The C library's ``prctl``, looked up in the parent before it forks (loading a library
-    in a child forked while another thread held the loader's lock would wait for ever)."""
-    try:
-        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):  # not glibc-like: the parent still stops its workers
-        log.debug("cannot ask workers to end with the parent process")
-        return None
-    return prctl
 
 
 def _enlarged(conn: Connection) -> int:
@@ -402,7 +379,7 @@ def prepared_in_workers(
     finished = False
     try:
         try:
-            _prctl()  # looked up before forking
+            ready_to_end_with_parent()  # (before forking)
             for _ in range(workers):
                 worker = _Worker()
                 pool.append(worker)  # before it starts: however starting ends, it is stopped

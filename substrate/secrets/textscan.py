@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import signal
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
-from substrate.cpus import capped_workers
+from substrate.cpus import capped_workers, end_with_parent, ready_to_end_with_parent
 from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import (
@@ -422,7 +423,10 @@ def _mapped(
     # Here a few chunks per worker are queued, never cancelled: once stopped, the pool runs
     # them out (or fails them, broken) as it shuts down.
     queued: deque[Future[list[TextScan]]] = deque()
-    with ProcessPoolExecutor(max_workers=workers, initializer=_worker) as pool:
+    ready_to_end_with_parent()
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_worker, initargs=(os.getpid(),)
+    ) as pool:
         for chunk in chunks:
             queued.append(pool.submit(_scan_chunk, scan, chunk))
             if len(queued) > 2 * workers:
@@ -438,13 +442,15 @@ def _scan_chunk(scan: Callable[[_Job], TextScan], jobs: list[_Job]) -> list[Text
     return [scan(job) for job in jobs]
 
 
-def _worker() -> None:
+def _worker(parent: int) -> None:
     """A scanning process leaves Ctrl-C to the parent, which stops taking results (one
     interrupted with a queue's lock held would leave the others, and the parent's wait for
     them, stuck), and ends on SIGTERM: the handler a host set in the parent is the parent's
-    to run."""
+    to run; and it ends with the parent, however that ends (``end_with_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not end_with_parent(parent):
+        os._exit(0)
 
 
 def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> None:

@@ -479,3 +479,57 @@ def test_many_findings_that_look_alike_cost_time_in_proportion() -> None:
         return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 
     assert calls(4000) < 5 * calls(1000)  # linear: four times the rows, about four times
+
+
+_KILLED_SCANNER = """
+import os, sys, time
+from pathlib import Path
+from substrate.secrets import textscan
+
+marks = Path(sys.argv[1])
+
+def stuck(job):
+    (marks / str(os.getpid())).touch()  # a worker at work, waiting for a parent that dies
+    time.sleep(60)
+
+list(textscan._mapped(stuck, [("a", "x"), ("b", "y")] * 40, 2))
+"""
+
+
+@pytest.mark.parametrize("signum", ["SIGKILL", "SIGHUP"])
+def test_scanning_workers_end_when_their_parent_is_killed(tmp_path: Path, signum: str) -> None:
+    # they lived on, blocked, holding the caller's stdout and stderr open: a pipe read from
+    # `mixle scan-secrets` killed by a closed terminal never ended
+    import os
+    import signal
+    import time
+
+    marks = tmp_path / "workers"
+    marks.mkdir()
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_SCANNER, str(marks)])
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            workers = [int(p.name) for p in marks.iterdir()]
+        assert len(workers) == 2
+        parent.send_signal(getattr(signal, signum))
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(map(alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if alive(pid)]
+    finally:  # whatever happened, leave no process behind
+        parent.kill()
+        for pid in [int(p.name) for p in marks.iterdir()]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
