@@ -116,7 +116,7 @@ def replace_file(
         # index someone made mode 000) would be rebuilt on every run, and never read
         st = os.lstat(target)
         if stat.S_ISREG(st.st_mode):
-            _chmod_own(tmp, stat.S_IMODE(st.st_mode) | stat.S_IRUSR)
+            _chmod_own(tmp, stat.S_IMODE(st.st_mode) | stat.S_IRUSR, st.st_gid)
     try:
         os.replace(tmp, target)
     except OSError as exc:
@@ -127,11 +127,17 @@ def replace_file(
         sync_name(target)
 
 
-def _chmod_own(path: str | os.PathLike[str], mode: int) -> None:
-    """Give the file at ``path`` these permission bits, through a descriptor opened without
-    following a link: a link put in its place is refused (ELOOP), not given them."""
+def _chmod_own(path: str | os.PathLike[str], mode: int, group: int) -> None:
+    """Give the file at ``path`` these permission bits, and the ``group`` of the file it
+    replaces where its owner may (a member of it): a shard a group shares stays the group's
+    when one member rewrites a file (``compact``), which was made with that member's own
+    group and locked the others out. Through a descriptor opened without following a link:
+    a link put in its place is refused (ELOOP), not given them."""
     fd = _open_own(path, os.O_RDONLY)
     try:
+        if os.fstat(fd).st_gid != group:
+            with contextlib.suppress(PermissionError):  # (not a member: its own group stays)
+                os.fchown(fd, -1, group)
         os.fchmod(fd, mode)
     finally:
         os.close(fd)

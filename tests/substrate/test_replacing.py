@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from pathlib import Path
 
 import pytest
 
 from substrate.errors import ShardError
-from substrate.replacing import replacing
+from substrate.replacing import replace_file, replacing
 from substrate.settings import Settings
 
 
@@ -399,3 +400,19 @@ def test_a_log_kept_in_a_shared_folder_through_a_link_is_refused(tmp_path: Path)
     (shard / "items.jsonl").symlink_to(shared / "items.jsonl")
     with pytest.raises(ShardError, match="may be written by anyone"):
         Substrate(shard)
+
+
+def test_a_replaced_file_keeps_the_group_it_had(tmp_path: Path) -> None:
+    # a member of a group sharing a shard compacted it: the new log took that member's own
+    # group, and the others could no longer read it
+    target, tmp = tmp_path / "items.jsonl", tmp_path / "items.jsonl.tmp"
+    target.write_text("old\n")
+    other = next(gid for gid in (65534, 1, 2) if gid != os.getgid())
+    try:
+        os.chown(target, -1, other)
+    except PermissionError:
+        pytest.skip("this user may not give a file another group")
+    target.chmod(0o660)
+    tmp.write_text("new\n")
+    replace_file(tmp, target)
+    assert (target.stat().st_gid, stat.S_IMODE(target.stat().st_mode)) == (other, 0o660)
