@@ -17,8 +17,19 @@ def read_within(stream: BinaryIO, limit: int) -> bytes:
     A read may return less than asked (an unbuffered pipe): it is read again until the end."""
     held = bytearray()
     while len(held) <= limit:
-        part = stream.read(limit + 1 - len(held))
+        asked = limit + 1 - len(held)
+        part = stream.read(asked)
         if not part:
             break
         held += part
+        if len(part) < asked and _terminal(stream):
+            break  # Ctrl-D ended it: a terminal's end of input holds for one read only, and
+            # reading on waited for a second Ctrl-D
     return bytes(held)
+
+
+def _terminal(stream: BinaryIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # (closed, or a stand-in without one)
+        return False
