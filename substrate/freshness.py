@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.durations import format_duration
 from substrate.errors import require_number
 from substrate.item import SubstrateItem
-from substrate.limits import APPENDED_FORMATS, DEFAULT_MAX_FILE_SIZE
+from substrate.limits import DEFAULT_MAX_FILE_SIZE, reads_alike_grown
 from substrate.lineage import UNRESOLVED
 from substrate.lineprefixes import LinePrefixes
 from substrate.notedates import declared_time, is_date_field
@@ -235,12 +235,12 @@ class FileChecker:
 
     @staticmethod
     def _grew_by_lines(prov: dict[str, Any], path: str, state: _FileState, recorded: str) -> bool:
-        """Whether the file of an item of a format appended to (JSON Lines, traces, a table's
-        rows) has only grown by whole lines since the item was read: its first bytes, as
-        many as it had then, hash as they did, and end a line. Such an item says what it did
-        (``ingest`` leaves it as it is when it reads the lines added)."""
+        """Whether the file of an item of a format appended to (JSON Lines, traces, a large
+        CSV: ``reads_alike_grown``) has only grown by whole lines since the item was read:
+        its first bytes, as many as it had then, hash as they did, and end a line. Such an
+        item says what it did (``ingest`` leaves it as it is when it reads the lines added)."""
         size = prov.get("size")
-        if str(prov.get("format")) not in APPENDED_FORMATS or type(size) is not int:
+        if type(size) is not int or not reads_alike_grown(prov.get("format"), size):
             return False
         if not 0 < size < state.size:
             return False

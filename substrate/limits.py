@@ -44,7 +44,19 @@ FRONT_MATTER_DEPTH = 8
 # Formats of a document per line: a line that is no UTF-8 is rejected alone, and lines added
 # at the end change no item of the lines before them (``ingest`` and freshness rely on it)
 PER_LINE_FORMATS = frozenset({"jsonl", "traces"})
-# Formats whose files grow by rows added at their end, which change no item of the rows
-# before them: a document per line, and a table's rows under its header (a row's delimiter is
-# found from the file's first rows, which an append leaves as they were)
-APPENDED_FORMATS = PER_LINE_FORMATS | {"csv", "tsv"}
+# A CSV file's delimiter is judged on its first rows within this many characters: a file of
+# four times as many bytes at least holds them all, and rows added at its end leave them as
+# they were (a shorter one may be read with another delimiter once it has more rows; a TSV's
+# quoting is judged on the whole file)
+SNIFF_CHARS = 65_536
+# A table's rows are passages of their own, as a document per line's lines are
+ROW_FORMATS = PER_LINE_FORMATS | {"csv", "tsv"}
+
+
+def reads_alike_grown(fmt: object, size: object) -> bool:
+    """Whether a file of format ``fmt`` that had ``size`` bytes, and has only grown by whole
+    lines since, still reads its old lines as it did: a document per line always, a CSV
+    file whose delimiter was judged on rows it already held."""
+    if fmt in PER_LINE_FORMATS:
+        return True
+    return fmt == "csv" and type(size) is int and size >= 4 * SNIFF_CHARS

@@ -1,6 +1,6 @@
-"""The content hashes of a file's first bytes, by which a file of a document per line (JSON
-Lines, traces) appended to is told from one changed: its first bytes, as many as it had, hash
-as they did then and end a line."""
+"""The content hashes of a file's first bytes, by which a file appended to (JSON Lines, traces,
+a large CSV: ``limits.reads_alike_grown``) is told from one changed: its first bytes, as many
+as it had, hash as they did then and end a line."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem, place_value
-from substrate.limits import APPENDED_FORMATS
+from substrate.limits import ROW_FORMATS
 from substrate.notelinks import NOTE_EXTENSIONS
 from substrate.notestatus import never_in_force
 
@@ -139,7 +139,7 @@ def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
     where = prov.get("path") or prov.get("source")
     if not isinstance(where, str) or not prov.get("content_hash"):
         return None
-    if str(prov.get("format")) in APPENDED_FORMATS:  # each line (or row) its own passage: a
+    if str(prov.get("format")) in ROW_FORMATS:  # each line (or row) its own passage: a
         # file appended to keeps its old lines' items, which record it as it was (``ingest``)
         return where, f"line {place_value(prov.get('index'))}", None
     return where, str(prov.get("section") or ""), place_value(prov.get("chunk"))

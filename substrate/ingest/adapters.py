@@ -45,11 +45,12 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import (
-    APPENDED_FORMATS,
     BINARY_PROBE_BYTES,
     FILE_FORMATS,
     LINE_FORMATS,
     PER_LINE_FORMATS,
+    ROW_FORMATS,
+    reads_alike_grown,
 )
 from substrate.lineprefixes import LinePrefixes
 from substrate.secrets.paths import safe_path
@@ -142,9 +143,9 @@ def _keep_record_of_lines_read(
     line of a log appended to was written again at each run, the log growing by the whole
     file."""
     now, before = item.provenance, stored.provenance
-    if now.get("format") not in APPENDED_FORMATS or now.get("format") != before.get("format"):
-        return
     size, digest, path = before.get("size"), before.get("content_hash"), now.get("path")
+    if now.get("format") != before.get("format") or not reads_alike_grown(now.get("format"), size):
+        return
     if type(size) is not int or not isinstance(digest, str) or not isinstance(path, str):
         return
     grown = now.get("size")
@@ -493,7 +494,7 @@ def ingest_file(
         return []
     data, meta = _read_source(p)
     per_line = normalize_format(fmt) in PER_LINE_FORMATS
-    if normalize_format(fmt) in APPENDED_FORMATS:  # freshness knows one appended to as fresh
+    if normalize_format(fmt) in ROW_FORMATS:  # freshness knows one appended to as fresh
         meta["format"] = normalize_format(fmt)
     text = _decode(data, name, report, lines_apart=per_line)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)

@@ -24,7 +24,7 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
-from substrate.limits import APPENDED_FORMATS, DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS
+from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
 from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
@@ -258,10 +258,10 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
 
 def _grown_from(ticket: Ticket, data: bytes) -> int:
     """The size ``ticket``'s file had when last ingested, when it has only grown since by whole
-    lines of a format appended to (``APPENDED_FORMATS``: its old bytes, ending at a line's
-    end, hash as they did); else 0."""
+    lines read as they were (``reads_alike_grown``: its old bytes, ending at a line's end,
+    hash as they did); else 0."""
     size = ticket.known_size
-    if ticket.fmt not in APPENDED_FORMATS or not ticket.known_hash or not 0 < size < len(data):
+    if not (reads_alike_grown(ticket.fmt, size) and ticket.known_hash and 0 < size < len(data)):
         return 0
     if data[size - 1] != 0x0A or content_digest(memoryview(data)[:size]) != ticket.known_hash:
         return 0

@@ -873,14 +873,14 @@ def test_the_explicit_forms_write_only_the_lines_appended_to_a_log(
 
 
 def test_ingest_file_writes_only_the_rows_appended_to_a_table(mixle: Run, tmp_path: Path) -> None:
-    table = tmp_path / "prices.csv"
-    table.write_text("sku,price\nP-1,1.50\nP-2,2.50\n")
+    table = tmp_path / "prices.csv"  # (large enough for its delimiter to be settled)
+    table.write_text("sku,price\n" + "".join(f"P-{n},{n}.50\n" for n in range(20_000)))
     assert mixle("ingest-file", str(table), "-q").exit_code == 0
     with table.open("a") as fh:
-        fh.write("P-3,3.50\n")
+        fh.write("P-new,3.50\n")
     report = mixle("ingest-file", str(table), "--json").json()
     assert (report["items_added"], report["items_rewritten"]) == (1, 0)
-    assert mixle("freshness").stdout == "all 3 item(s) fresh\n"
+    assert mixle("freshness").stdout == "all 20001 item(s) fresh\n"
 
 
 def test_a_freshness_hint_names_a_few_of_many_items(mixle: Run, tmp_path: Path) -> None:

@@ -9,10 +9,9 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from substrate.freshness import freshness_report
 from substrate.ingest import ingest_path
+from substrate.limits import SNIFF_CHARS
 from substrate.store import Substrate
 from substrate.supersession import outdated_copies
 
@@ -57,27 +56,45 @@ def test_lines_added_to_a_file_are_stored_without_writing_the_others_again(tmp_p
     assert outdated_copies(list(stored.iter_items())) == {}
 
 
-@pytest.mark.parametrize(("name", "sep"), [("prices.csv", ","), ("prices.tsv", "\t")])
-def test_rows_added_to_a_table_are_stored_without_writing_the_others_again(
-    tmp_path: Path, name: str, sep: str
-) -> None:
+def _table(rows: int) -> str:
+    return "sku,product,price\n" + "".join(f"P-{n},Thing {n},{n}.50\n" for n in range(rows))
+
+
+def test_rows_added_to_a_table_are_stored_without_writing_the_others_again(tmp_path: Path) -> None:
     # every row was written again: a 200 MB CSV given one more row grew the log by 1.6 GB
-    table = tmp_path / name
-    _write(table, "".join(f"P-{n}{sep}Thing {n}{sep}{n}.50\n" for n in range(40)))
-    _write(table, f"sku{sep}product{sep}price\n" + table.read_text())
+    table = tmp_path / "prices.csv"
+    _write(table, _table(12_000))  # past SNIFF_CHARS * 4 bytes: its delimiter is settled
+    assert table.stat().st_size >= 4 * SNIFF_CHARS
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), table)
     before = (shard / "items.jsonl").stat().st_size
-    _write(table, f"P-new{sep}New thing{sep}9.99\n", append=True)
+    _write(table, "P-new,New thing,9.99\n", append=True)
     store = Substrate(shard)
     assert _stale(store) == []
     report = ingest_path(store, table)
     assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 0, 0)
     assert (shard / "items.jsonl").stat().st_size - before < 2_000
     stored = Substrate(shard)
-    assert len(stored) == 41 and _stale(stored) == []
+    assert len(stored) == 12_001 and _stale(stored) == []
     # each row its own passage: the old rows are no older copies of the new one
     assert outdated_copies(list(stored.iter_items())) == {}
+
+
+def test_a_short_table_appended_to_may_read_otherwise_and_is_read_anew(tmp_path: Path) -> None:
+    # its delimiter is judged on the rows it has: one more row may change it, and every row
+    table = tmp_path / "amounts.csv"
+    _write(table, "Name;Amount (EUR, net)\nPan;1,05\n")  # read at its commas
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), table)
+    first = {item.id for item in Substrate(shard).iter_items()}
+    _write(table, "Kettle;25\n", append=True)  # now read at its semicolons
+    store = Substrate(shard)
+    assert sorted(_stale(store)) == sorted(first)
+    report = ingest_path(store, table)
+    assert report.items_removed == len(first) and report.items_added == 2
+    stored = Substrate(shard)
+    assert {item.payload.get("Name") for item in stored.iter_items()} == {"Pan", "Kettle"}
+    assert _stale(stored) == []
 
 
 def test_an_edit_before_the_end_reads_the_file_anew(tmp_path: Path) -> None:

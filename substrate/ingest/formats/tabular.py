@@ -46,12 +46,13 @@ from substrate.ingest.cutsecrets import ChunkSecrets, CutSecret
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.limits import SNIFF_CHARS
 from substrate.secrets.copies import copies_of
 from substrate.secrets.fields import KEYED_RULE, holds_secret
 
 _SNIFF_DELIMITERS = ",;\t|"  # the comma first: it wins a tie
 _SNIFF_ROWS = 20  # the rows a delimiter is judged on ...
-_SNIFF_CHARS = 65_536  # ... within the file's start
+_SNIFF_CHARS = SNIFF_CHARS  # ... within the file's start
 # The first line Excel writes where a list separator is not a comma ("sep=;")
 _SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 
