@@ -268,10 +268,12 @@ _TO_BE = re.compile(
 _FIELD = re.compile(r"([^:;.!?]{1,60}):(?: (.*))?", re.DOTALL)
 
 
-# A column of a price, and the words a claim says one with ("costs 24.99", "sells for"): the
-# claim names that column, so the number it gives must be that column's (a stock of 120 beside
-# it supported "costs 120 EUR")
-_PRICE_TERMS = frozenset({"price", "cost", "sell", "fee"})
+# A column named "price", and the words a claim says a price with ("costs 24.99", "sells for"):
+# the claim names that column, so the number it gives must be that column's (a stock of 120
+# beside it supported "costs 120 EUR"); a column named otherwise ("cost", "shipping fee",
+# "sell by") is only itself
+_PRICE = frozenset({"price"})
+_PRICE_SAID = frozenset({"price", "cost", "sell"})
 
 
 def _row_fields(sentence: str) -> list[tuple[frozenset[str], frozenset[str]]]:
@@ -281,10 +283,8 @@ def _row_fields(sentence: str) -> list[tuple[frozenset[str], frozenset[str]]]:
     for part in sentence.strip().rstrip(".").split("; "):
         field = _FIELD.fullmatch(part)
         if field is not None:
-            name = _valued_terms(field.group(1))
-            if name & _PRICE_TERMS:
-                name |= _PRICE_TERMS
-            fields.append((name, _valued_terms(field.group(2) or "")))
+            name, value = _valued_terms(field.group(1)), _valued_terms(field.group(2) or "")
+            fields.append((_PRICE_SAID if name == _PRICE else name, value))
         elif not fields:
             return []  # prose
         else:  # a cell's second sentence

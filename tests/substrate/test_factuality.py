@@ -262,6 +262,11 @@ _PRODUCT = "sku: P-100; product: Blue Kettle; price: 24.99; currency: EUR; stock
         (_PRODUCT, "The Blue Kettle costs 120 EUR.", False),  # its stock
         (_PRODUCT, "The Blue Kettle sells for 120 EUR.", False),
         (_PRODUCT, "The Blue Kettle has 120 in stock.", True),
+        # only a column named "price" is said with "costs": another column is itself
+        ("product: Pan; cost: 12.00; price: 24.99.", "The price of the Pan is 12.00.", False),
+        ("product: Pan; cost: 12.00; price: 24.99.", "The Pan costs 12.00.", True),
+        ("product: Pan; shipping fee: 4.99; price: 20.", "The Pan costs 4.99.", False),
+        ("product: Milk; sell by: 2025-01-01; price: 2.", "The price of the Milk is 2025.", False),
         # an empty cell: the row quoted whole says it; a claim of a value does not
         ("product: Kettle; price: 25; comment: .", "product: Kettle; price: 25; comment: .", True),
         ("product: Kettle; price: 25; comment: .", "product: Kettle; price: 25; comment:.", True),
