@@ -159,6 +159,20 @@ def test_lexical_floor_lifts_rare_matches_above_common_word_matches(analyzer: An
     assert ids[0] == "exact"
 
 
+def test_the_keyword_floor_lifts_only_items_holding_every_query_word(analyzer: Analyzer) -> None:
+    # a long text saying the rare word once, and none of the others, was lifted to the top
+    items = topic_items()
+    items += [SubstrateItem("text", "policy", id=f"short{i}") for i in range(12)]
+    filler = " ".join(TOPICS["garden"].split() * 3)
+    items.append(SubstrateItem("text", f"{filler} zeppelin {filler}", id="aside"))
+    items.append(SubstrateItem("text", "the zeppelin refund policy", id="exact"))
+    state = build_state(analyzer, items, replace(DEFAULT_PARAMS, semantic_weight=50.0), None)
+    hits = rank(state, analyzer, "zeppelin refund policy", 40, explain=True)
+    assert hits[0].item_id == "exact"
+    aside = next(h for h in hits if h.item_id == "aside")
+    assert aside.explain is not None and aside.explain["lexical_floor"] == 0.0
+
+
 def test_ties_keep_insertion_order(analyzer: Analyzer) -> None:
     items = [SubstrateItem("text", "same words here", id=f"t{i}") for i in range(6)]
     state = build_state(analyzer, items, DEFAULT_PARAMS, None)
