@@ -10,14 +10,14 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import zip_longest
 
 from substrate.abbreviations import MONTH_AFTER_A_DAY, ends_in_abbreviation
 from substrate.errors import require_count, require_text
 from substrate.linktext import as_shown
 from substrate.search.snippets import lead_in
-from substrate.search.tokenize import Analyzer
+from substrate.search.tokenize import Analyzer, word_spans
 from substrate.secrets.hits import MASK_PATTERN
 
 ELLIPSIS = "…"
@@ -664,37 +664,43 @@ def ends_sentence(text: str) -> bool:
 _WORD = re.compile(r"\w+")
 
 
-def _wanted_words(text: str, wanted: frozenset[str]) -> list[tuple[int, int, frozenset[str]]]:
-    """``(start, end, terms)`` of each word of ``text`` holding a term of ``wanted``, each
-    distinct word analysed once (a 2 MB cell held 741,000 words, of five kinds)."""
+def _wanted_spans(
+    text: str, spans: Iterable[tuple[int, int]], wanted: frozenset[str]
+) -> list[tuple[int, frozenset[str]]]:
+    """``(start, terms)`` of each of ``spans`` of ``text`` holding a term of ``wanted``, each
+    distinct stretch analysed once (a 2 MB cell held 741,000 words, of five kinds)."""
     asked: dict[str, frozenset[str]] = {}
     found = []
-    for word in _WORD.finditer(text):
-        said = word.group()
+    for start, end in spans:
+        said = text[start:end]
         if (hit := asked.get(said)) is None:
             hit = asked[said] = wanted & terms(said)
         if hit:
-            found.append((word.start(), word.end(), hit))
+            found.append((start, hit))
     return found
 
 
-def _window_bounds(found: list[tuple[int, int, frozenset[str]]], max_chars: int) -> list[int]:
-    """For each word of ``found``, how many terms asked of the words from it to ``max_chars``
-    on hold (at least what a window from it, cut at a word's edge, says), in one pass."""
+def _window_bounds(
+    starts: list[int], found: list[tuple[int, frozenset[str]]], max_chars: int
+) -> list[int]:
+    """For each of ``starts`` (in order), how many terms asked of hold the stretches of
+    ``found`` (the analyzer's, in order: "C++", a CJK run's pairs) that start from it within
+    ``max_chars``: at least what a window from it says. In one pass."""
     bounds = []
     counts: dict[str, int] = {}
-    end = 0
-    for first, (start, _, hit) in enumerate(found):
-        end = max(end, first)  # (a word longer than a window: none of it counted)
-        while end < len(found) and found[end][1] - start <= max_chars:
-            for term in found[end][2]:
+    lo = hi = 0
+    for start in starts:
+        while hi < len(found) and found[hi][0] < start + max_chars:
+            for term in found[hi][1]:
                 counts[term] = counts.get(term, 0) + 1
-            end += 1
+            hi += 1
+        while lo < hi and found[lo][0] < start:
+            for term in found[lo][1]:
+                counts[term] -= 1
+                if not counts[term]:
+                    del counts[term]
+            lo += 1
         bounds.append(len(counts))
-        for term in hit if first < end else ():
-            counts[term] -= 1
-            if not counts[term]:
-                del counts[term]
     return bounds
 
 
@@ -720,10 +726,10 @@ def stretch_saying(text: str, wanted: frozenset[str], max_chars: int) -> str:
         return len(wanted & terms(truncate(text[start:], max_chars - 1)))
 
     best = None
-    found = _wanted_words(text, wanted)
-    for start, bound in zip(
-        (at for at, _, _ in found), _window_bounds(found, max_chars), strict=True
-    ):
+    words = ((m.start(), m.end()) for m in _WORD.finditer(text))
+    starts = [at for at, _ in _wanted_spans(text, words, wanted)]  # (where a stretch may open)
+    said_in = _wanted_spans(text, word_spans(text), wanted)
+    for start, bound in zip(starts, _window_bounds(starts, said_in, max_chars), strict=True):
         # (a window is read only where the words asked of in its reach could say more: each
         # read of every one was quadratic in a long text saying one of them often)
         if bound > most and (said := said_from(start)) > most:

@@ -1813,6 +1813,9 @@ def test_a_long_text_s_words_are_each_analysed_once_for_its_quote(
     monkeypatch.setattr(compress, "terms", counted)
     quote = stretch_saying(text, analysed("lorem zanzibar quokka"), 300)
     assert "zanzibar quokka" in quote and calls < 100
+    # what the analyzer reads as one term counts where it stands ("C++": "C" is no word)
+    code = "compiler " + "filler words here " * 30 + "the compiler for C++ is gcc " + "x " * 90
+    assert "compiler for C++" in stretch_saying(code, analysed("compiler C++"), 80)
 
 
 @pytest.mark.parametrize(
