@@ -52,7 +52,8 @@ def _weights(values: list[str] | None) -> dict[str, float]:
     weights: dict[str, float] = {}
     for value in values or []:
         kind, sep, number = value.partition("=")
-        if not sep or kind.strip() not in MODALITIES:
+        kind = kind.strip().lower()  # (in any case, as --kind takes it)
+        if not sep or kind not in MODALITIES:
             usage(f"--weight expects KIND=NUMBER with a known kind, got {safe_repr(value)}")
         try:
             weight = float(number)
@@ -60,7 +61,7 @@ def _weights(values: list[str] | None) -> dict[str, float]:
             usage(f"--weight {safe_repr(value)}: {safe_repr(number)} is not a number")
         if not weight >= 0 or weight == float("inf"):
             usage(f"--weight {safe_repr(value)}: the weight must be a finite number >= 0")
-        weights[kind.strip()] = weight
+        weights[kind] = weight
     return weights
 
 

@@ -42,9 +42,11 @@ _DATE_ONLY = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 _DAY = 86400.0
 # What users of other search tools type as operators, which mixle reads as words: a quoted
 # phrase, an excluded -word, a field:value, AND / OR / NOT between words
+# (not a negative number; "NOT" only beside words in lower case: "404 NOT FOUND" is words)
 _OPERATOR_SHAPED = re.compile(
-    r'"[^"]+"|(?:^|\s)-\w|\b(?:tag|kind|title|source|scope|since|until):\S|\s(?:AND|OR|NOT)\s'
+    r'"[^"]+"|(?:^|\s)-[^\W\d]|\b(?:tag|kind|title|source|since|until):\S'
 )
+_BOOLEAN = re.compile(r"\s(?:AND|OR|NOT)\s")
 _NO_OPERATORS = (
     "the query is read as words: quotes, -word, field: and AND/OR/NOT are not operators "
     "(filter with --tag, --kind, --source, --scope, --since)"
@@ -320,7 +322,7 @@ def search_cmd(
     hint = None
     skipped = 0  # results that matched before the page --offset asks for
     more = False  # results matched past the page (one more is looked for to tell)
-    below = 0.0  # the best score of results all under --min-score
+    below: float | None = None  # the best score of results all under --min-score
     if not analyzer.terms(query):
         substrate.hits(query, k, filters=filters)  # finds nothing, but reads the shard as any
         # search does: a corrupt one fails (exit 3) whatever the words asked for
@@ -340,7 +342,7 @@ def search_cmd(
         ]
         kept, skipped = matched[offset : offset + k], min(offset, len(matched))
         if min_score is not None and hits and not matched:  # found, but under --min-score
-            below = max((h.score for h in hits if app_state.can_read(h.item.scope)), default=0.0)
+            below = max((h.score for h in hits if app_state.can_read(h.item.scope)), default=None)
         more = len(matched) > offset + k
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
@@ -351,9 +353,9 @@ def search_cmd(
             {**result_row(n, h, query, analyzer, name), "replaced_by": replaced.get(h.item.id)}
             for n, (h, name) in enumerate(zip(kept, names, strict=True), offset + 1)
         ]
-    meant = (
-        _did_you_mean(substrate, shown, filters) if hint is None and not (rows or skipped) else None
-    )
+    # (results under --min-score hold its words as they are spelt)
+    matched_any = bool(rows or skipped) or below is not None
+    meant = _did_you_mean(substrate, shown, filters) if hint is None and not matched_any else None
     if how is Mode.JSON:
         extra = {"did_you_mean": meant} if meant else {}
         page = {"query": shown, "n": len(rows), "more": more, "results": rows}
@@ -368,13 +370,20 @@ def search_cmd(
         output.note(f"hint: {hint}")
     elif not rows and skipped:
         output.note(f"no results past the first {skipped}")
-    elif not rows and below:
+    elif not rows and below is not None:
         output.note(f"no result scored at least {min_score:g}; the best scored {below:.3f}")
     elif not rows:
         nothing = app_state.nothing_found(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")
-    if hint is None and _OPERATOR_SHAPED.search(query):
+    if hint is None and _operator_shaped(query):
         output.note(f"hint: {_NO_OPERATORS}")
+
+
+def _operator_shaped(query: str) -> bool:
+    """Whether ``query`` holds what other search tools read as an operator."""
+    if _OPERATOR_SHAPED.search(query):
+        return True
+    return any(ch.islower() for ch in query) and _BOOLEAN.search(query) is not None
 
 
 def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> str | None:

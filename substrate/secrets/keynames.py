@@ -136,8 +136,10 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
     if word.startswith("secret") or word.endswith("secret"):
         # (not AWS's service "secretsmanager", whose actions an IAM policy names)
         return None if word == "secretsmanager" else "password"
-    if word in ("auth", "oauth", "bearer"):  # not "jwt" or "cookie": jwt_issuer, a cookie
-        return "token"  # header's pairs ("Cookie: theme=dark; ...") each under its own name
+    # not "jwt" (jwt_issuer), nor "cookie": a cookie header's pairs ("Cookie: theme=dark;
+    # sessionid=...") are each under its own name
+    if word in ("auth", "oauth", "bearer"):
+        return "token"
     if word in _SESSION_COOKIES:  # a session's cookie: who holds it is logged in
         return "token"
     if word == "seed" and prev in ("totp", "otp", "hotp", "mfa"):  # makes every code

@@ -88,6 +88,8 @@ def test_retrieve_options(mixle: Run, shop: dict[str, str]) -> None:
     assert [i["id"] for i in kinds["items"]] == [shop["model"]]
     flat = mixle("retrieve", "refund", "--flat", "--weight", "artifact=10", "--json").json()
     assert flat["items"][0]["kind"] == "artifact"
+    cased = mixle("retrieve", "refund", "--flat", "--weight", "Artifact=10", "--json").json()
+    assert cased == flat  # (a kind in any case, as --kind takes it)
     assert mixle("retrieve", "refund", "--weight", "artifact").exit_code == 2
     assert mixle("retrieve", "refund", "--weight", "nope=1").exit_code == 2
     assert mixle("retrieve", "refund", "--kinds", "nope").exit_code == 2

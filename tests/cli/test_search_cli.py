@@ -253,8 +253,8 @@ def test_operators_of_other_tools_are_said_to_be_words(
     result = mixle("search", "--", query)
     assert result.exit_code == 0 and "a" * 16 in result.stdout
     assert "are not operators" in result.stderr
-    for plain in ("refund policy", "e-mail refund", "re-run refund"):
-        assert "operators" not in mixle("search", plain).stderr
+    for plain in ("refund policy", "e-mail refund", "re-run refund", "404 NOT FOUND", "-5 refund"):
+        assert "operators" not in mixle("search", "--", plain).stderr, plain
 
 
 def test_results_all_under_min_score_are_told_apart_from_none(
@@ -263,6 +263,8 @@ def test_results_all_under_min_score_are_told_apart_from_none(
     result = mixle("search", "refund xylophone", "--min-score", "1")  # (a word no item holds)
     assert result.exit_code == 0 and result.stdout == ""
     assert "no result scored at least 1; the best scored 0." in result.stderr
+    as_json = mixle("search", "refund xylophone", "--min-score", "1", "--json").json()
+    assert "did_you_mean" not in as_json  # (its words are spelt as stored)
     assert "no matching items" in mixle("search", "xylophone", "--min-score", "0.5").stderr
 
 
