@@ -94,15 +94,13 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
 
 
 # What a failed read or write says of its cause (``audit`` helps with neither).
-# (and a shard refused in a folder anyone may write to: ``locking``)
-_SHARED_FOLDER = "may be written by anyone"
-_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted", _SHARED_FOLDER)
+_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
 _FULL = ("No space left on device", "Disk quota exceeded")
 
 
 def denied(message: str) -> bool:
-    """Whether an error's ``message`` tells of a permission refused, a read-only file system
-    or a folder refused as shared: what running the command again would meet again."""
+    """Whether an error's ``message`` tells of a permission refused or a read-only file
+    system: what running the command again would meet again."""
     return any(cause in message for cause in _DENIED)
 
 
@@ -116,15 +114,15 @@ def _a_library_not_mapped(exc: BaseException) -> bool:
 
 
 def _shard_hint(exc: ShardError) -> str | None:
-    from substrate import LockBusy
+    from substrate import LockBusy, SharedFolderError
 
     if isinstance(exc, LockBusy):  # (only a wait --wait limits ends so)
         return "another mixle is writing the shard: run again later, or give a longer --wait"
+    if isinstance(exc, SharedFolderError):  # (it says where to keep the shard instead)
+        return None
     message = str(exc)
     if message.endswith("it is not writable"):  # made read-only, perhaps on purpose
         return "nothing was changed; make the file writable to change it"
-    if _SHARED_FOLDER in message:  # (it says where to keep the shard instead)
-        return None
     if denied(message):
         if message.startswith("cannot read"):
             return "check that you may read the shard's files (or use another with --shard)"

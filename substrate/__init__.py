@@ -163,6 +163,7 @@ _EXPORTS: dict[str, str] = {
     "LineageReport": "substrate.lineage",
     "verify_lineage": "substrate.lineage",
     "LockBusy": "substrate.locking",
+    "SharedFolderError": "substrate.locking",
     "wait_for_locks_at_most": "substrate.locking",
     "waiting_for_a_lock": "substrate.locking",
     "DAMAGED_HEADER": "substrate.log",
@@ -687,6 +688,9 @@ if TYPE_CHECKING:
     )
     from substrate.locking import (
         LockBusy as LockBusy,
+    )
+    from substrate.locking import (
+        SharedFolderError as SharedFolderError,
     )
     from substrate.locking import (
         wait_for_locks_at_most as wait_for_locks_at_most,

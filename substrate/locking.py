@@ -24,6 +24,11 @@ class LockBusy(ShardError):
     """Another process holds the lock, and the caller would not wait for it."""
 
 
+class SharedFolderError(ShardError):
+    """A shard refused in a folder anyone may write to (``refuse_shared_folder``): running
+    again is refused again."""
+
+
 def shard_lock(path: Path, *, wait: bool = True) -> AbstractContextManager[None]:
     """``exclusive_lock`` of a shard's writers' lock file ``path``, in a folder that is no
     shared one (``refuse_shared_folder``)."""
@@ -44,7 +49,7 @@ def refuse_shared_folder(folder: Path) -> None:
         return
     shared = info.st_mode & stat.S_ISVTX or info.st_uid not in (os.getuid(), 0)
     if info.st_mode & stat.S_IWOTH and shared:
-        raise ShardError(
+        raise SharedFolderError(
             f"{folder} may be written by anyone: another user could replace the shard's files "
             f"or read them; keep the shard in a folder of its own (--shard {folder / 'kb'})"
         )

@@ -50,6 +50,7 @@ from substrate import (
     CorruptShardError,
     LostCommitsError,
     ShardError,
+    SharedFolderError,
     safe_text,
     waiting_for_a_lock,
 )
@@ -611,7 +612,7 @@ def ingest(
                 # (a SIGTERM while waiting for the lock stops it as Ctrl-C does)
                 saved = f"{'terminated' if terminated.is_set() else 'interrupted'}; {saved}"
             fail(message, code, saved)  # (not "run it again": that would be refused too)
-        if denied(message):  # running it again would be refused again: what was kept, said
+        if denied(message) or isinstance(exc, SharedFolderError):  # refused again if run again
             saved = "earlier batches are kept" if app_state.saved else "nothing was saved"
             fail(message, code, f"{hint}; {saved}" if hint else saved)
         again = "run the command again to finish"
