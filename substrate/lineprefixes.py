@@ -15,8 +15,9 @@ class LinePrefixes:
     from the last one asked for, so that the sizes of a log appended to, asked for in the
     order its items were written, cost one reading of it, not one each."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, data: bytes | None = None) -> None:
         self.path = path
+        self.data = data  # the file's bytes, when they are held: hashed from memory
         self.known: dict[int, str | None] = {}
         self._digest = hashlib.sha256()
         self._at = 0  # how many bytes ``_digest`` has read
@@ -28,6 +29,10 @@ class LinePrefixes:
         return self.known[size]
 
     def _hashed(self, size: int) -> str | None:
+        if self.data is not None:
+            if not 0 < size <= len(self.data) or self.data[size - 1 : size] != b"\n":
+                return None
+            return hashlib.sha256(memoryview(self.data)[:size]).hexdigest()[:32]
         if size < self._at:  # (asked out of order: read again from the start)
             self._digest, self._at, self._last = hashlib.sha256(), 0, b""
         try:

@@ -86,9 +86,11 @@ def _store(
     items: list[SubstrateItem],
     report: IngestReport | None,
     tally: GateTally,
+    read: bytes | None = None,
 ) -> tuple[list[str], int, int]:
     """Put the items (saved by the caller) and count them: their ids, how many are new and
     how many were stored already and are written again (same content, other provenance).
+    ``read``: the bytes of the file they were all read from, when held.
     What the gate counted as it built them (``tally``) is told as ``ingest`` tells a file's:
     its redactions and secrets stored only when something is written, as no secret is newly
     masked or stored by a run that writes nothing.
@@ -111,7 +113,7 @@ def _store(
         ids.append(item.id)
         if stored is not None:
             notices += carry_over([item], {item.id: stored})
-            _keep_record_of_lines_read(item, stored, prefixes)
+            _keep_record_of_lines_read(item, stored, prefixes, read)
             if same_as_stored(item, stored):
                 continue
         if item.id not in seen:  # the same item twice in one input is put twice, counted once
@@ -134,7 +136,10 @@ _FILE_RECORD = ("content_hash", "size", "mtime")
 
 
 def _keep_record_of_lines_read(
-    item: SubstrateItem, stored: SubstrateItem, prefixes: dict[str, LinePrefixes]
+    item: SubstrateItem,
+    stored: SubstrateItem,
+    prefixes: dict[str, LinePrefixes],
+    read: bytes | None,
 ) -> None:
     """Have ``item``, a line (or a table's row) of a file of a format appended to, record the
     file as its stored version does when the file has only grown by whole lines since (its
@@ -151,8 +156,8 @@ def _keep_record_of_lines_read(
     grown = now.get("size")
     if before.get("path") != path or type(grown) is not int or not 0 < size < grown:
         return
-    if path not in prefixes:
-        prefixes[path] = LinePrefixes(path)
+    if path not in prefixes:  # (from the bytes read, when held: not read from disk again)
+        prefixes[path] = LinePrefixes(path, read)
     if prefixes[path].of(size) != digest[:32]:
         return
     for key in _FILE_RECORD:
@@ -351,7 +356,7 @@ def ingest_traces(
         items.append(item)
     builder.mask_copies_across(items)
     _withhold_for_rejected(items, text, parsed, redact)
-    return _finish_file(substrate, name, meta, parsed, items, report, tally)
+    return _finish_file(substrate, name, meta, data, parsed, items, report, tally)
 
 
 def _data_file(path: object, name: str) -> Path | None:
@@ -415,6 +420,7 @@ def _finish_file(
     substrate: Substrate,
     name: str,
     meta: dict[str, Any],
+    data: bytes,
     parsed: Parsed,
     items: list[SubstrateItem],
     report: IngestReport | None,
@@ -422,7 +428,7 @@ def _finish_file(
 ) -> list[str]:
     for issue in parsed.issues:
         _issue(report, name, issue.reason, issue.line, path=meta["path"])
-    ids, added, rewritten = _store(substrate, items, report, tally)
+    ids, added, rewritten = _store(substrate, items, report, tally, data)
     if report is not None:
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
@@ -519,7 +525,7 @@ def ingest_file(
             items.append(item)
     builder.mask_copies_across(items)
     _withhold_for_rejected(items, text, parsed, redact)
-    return _finish_file(substrate, name, meta, parsed, items, report, tally)
+    return _finish_file(substrate, name, meta, data, parsed, items, report, tally)
 
 
 def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:

@@ -189,3 +189,15 @@ def test_items_of_many_generations_of_a_log_are_all_fresh(tmp_path: Path) -> Non
     assert _stale(stored) == []
     _write(runs, runs.read_text().replace("first", "FIRST"))
     assert len(_stale(Substrate(shard))) == 5
+
+
+def test_the_prefixes_of_bytes_held_are_hashed_as_the_file_s(tmp_path: Path) -> None:
+    from substrate.ingest.textio import content_digest
+    from substrate.lineprefixes import LinePrefixes
+
+    data = b"one\ntwo\nthree"
+    (tmp_path / "log").write_bytes(data)
+    on_disk, held = LinePrefixes(str(tmp_path / "log")), LinePrefixes("/nowhere", data)
+    for size in (4, 8, 3, 13):  # (3 and 13 end no line)
+        assert held.of(size) == on_disk.of(size)
+    assert held.of(8) == content_digest(data[:8]) and held.of(3) is None
