@@ -25,6 +25,7 @@ from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
+from substrate.lineprefixes import LinePrefixes
 from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
@@ -263,7 +264,7 @@ def _grown_from(ticket: Ticket, data: bytes) -> int:
     size = ticket.known_size
     if not (reads_alike_grown(ticket.fmt, size) and ticket.known_hash and 0 < size < len(data)):
         return 0
-    if data[size - 1] != 0x0A or content_digest(memoryview(data)[:size]) != ticket.known_hash:
+    if LinePrefixes(ticket.key, data).of(size) != ticket.known_hash:
         return 0
     return size
 
