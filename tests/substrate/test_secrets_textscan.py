@@ -482,10 +482,11 @@ def test_many_findings_that_look_alike_cost_time_in_proportion() -> None:
 
 
 _KILLED_SCANNER = """
-import os, sys, time
+import os, signal, sys, time
 from pathlib import Path
 from substrate.secrets import textscan
 
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # (a run under nohup ignores it, and so would this)
 marks = Path(sys.argv[1])
 
 def stuck(job):
