@@ -92,6 +92,16 @@ IngestScopeOpt = Annotated[
 ]
 
 
+def _middle_dot() -> str:
+    """The progress line's separator: a middle dot where stderr can show one, else a dash
+    (a terminal in an ASCII locale showed ``\\xb7``)."""
+    try:
+        "\u00b7".encode(getattr(sys.stderr, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "-"
+    return "\u00b7"
+
+
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress bar on stderr (files, items, bytes, rate) when stderr is a terminal."""
@@ -103,12 +113,13 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, int, int], None] | 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     started = time.monotonic()
+    dot = _middle_dot()
     with Progress(
         TextColumn("ingesting"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn(
-            "files · {task.fields[items]} items · {task.fields[mb]:.1f} MB · "
+            f"files {dot} {{task.fields[items]}} items {dot} {{task.fields[mb]:.1f}} MB {dot} "
             "{task.fields[rate]:.0f} files/s"
         ),
         console=output.stderr(),

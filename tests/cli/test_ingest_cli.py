@@ -1540,3 +1540,18 @@ def test_a_shard_refused_in_a_shared_folder_is_not_told_to_run_again(
     assert result.exit_code == 3 and "may be written by anyone" in result.stderr
     assert "hint: nothing was saved" in result.stderr and "again" not in result.stderr
     assert list(shared.iterdir()) == []
+
+
+def test_the_progress_line_separates_with_what_the_terminal_can_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a terminal in an ASCII locale showed "\xb7" between the figures
+    import io
+    import sys
+
+    from mixle_cli.commands import ingest as ingest_command
+
+    for encoding, dot in (("ascii", "-"), ("utf-8", "\u00b7"), ("latin-1", "\u00b7")):
+        stream = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+        monkeypatch.setattr(sys, "stderr", stream)
+        assert ingest_command._middle_dot() == dot
