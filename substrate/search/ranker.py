@@ -13,12 +13,7 @@ Score of an item for a query (all parts in [0, 1]):
   score 0).
 
 Lexical floor: an item containing every rare query term literally is lifted above any item
-that contains no query term at all, so a weak semantic match never buries an exact one. A query
-of a few words (that items hold) is keywords, each one meant: there an item holding all of
-them, a rare one among them, is lifted above any item lacking one, so that short items holding
-only its common word (a title repeated on every paragraph of a file) do not bury it either.
-(Applied to the long questions of the test collections, that lift costs nDCG: their relevant
-items often use other words.)
+that contains no query term at all, so a weak semantic match never buries an exact one.
 
 Filters and what a reader cannot see: every statistic that depends on the candidates is taken
 over the items that pass the filters only: document frequencies, the average length and the
@@ -49,7 +44,6 @@ from substrate.search.tokenize import Analyzer
 
 _FLOOR_EPS = 1e-6
 _COVERAGE_ROWS = 64  # best lexical rows examined for the query-coverage factor
-_KEYWORD_TERMS = 3  # a query of at most this many distinct terms is read as keywords
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,22 +320,16 @@ def _lexical_floor(
     literal: np.ndarray,
     allowed: np.ndarray,
 ) -> np.ndarray:
-    """Lift items holding every rare query term above all items holding no query term; for
-    a keyword query (``_KEYWORD_TERMS`` terms that items hold), lift items holding every one
-    of its terms above all items lacking one."""
+    """Lift items holding every rare query term above all items holding no query term."""
     lifted = np.zeros(fused.shape[0], dtype=bool)
     n_live = max(stats.live_docs, 1)
-    held = [t for t in q if stats.df(t) > 0]
-    rare = [t for t in held if stats.df(t) <= stats.state.params.rare_fraction * n_live]
+    rare = [t for t in q if 0 < stats.df(t) <= stats.state.params.rare_fraction * n_live]
     if not rare:
         return lifted
-    keywords = len(held) <= _KEYWORD_TERMS  # (an item holding the rare word alone is not one
-    # of them: "zeppelin" in a gardening text for "zeppelin refund policy")
-    wanted = held if keywords else rare
     hits = np.zeros(fused.shape[0], dtype=np.float32)
-    stats.indicator(wanted, hits)
-    exact = allowed & (hits >= len(wanted))
-    outside = allowed & (~exact if keywords else ~literal) & (fused > 0)
+    stats.indicator(rare, hits)
+    exact = allowed & (hits >= len(rare))
+    outside = allowed & ~literal & (fused > 0)
     if not exact.any() or not outside.any():
         return lifted
     ceiling = float(fused[outside].max())

@@ -145,34 +145,6 @@ def test_lexical_floor_keeps_exact_rare_matches_above_semantic_ones(analyzer: An
         assert h.explain is not None and h.explain["bm25"] > 0, "only literal matches may lead"
 
 
-def test_lexical_floor_lifts_rare_matches_above_common_word_matches(analyzer: Analyzer) -> None:
-    # Short items whose one word is the query's common one ("policy", as a title repeated on
-    # every paragraph of a file gives) lie close to the query in meaning; a long item holding
-    # the rare word too must still come before them.
-    items = topic_items()
-    items += [SubstrateItem("text", "policy", id=f"short{i}") for i in range(12)]
-    filler = " ".join(TOPICS["garden"].split() * 3)
-    items.append(SubstrateItem("text", f"{filler} the zeppelin policy {filler}", id="exact"))
-    params = replace(DEFAULT_PARAMS, semantic_weight=50.0)
-    state = build_state(analyzer, items, params, None)
-    ids = [h.item_id for h in rank(state, analyzer, "zeppelin policy", 20)]
-    assert ids[0] == "exact"
-
-
-def test_the_keyword_floor_lifts_only_items_holding_every_query_word(analyzer: Analyzer) -> None:
-    # a long text saying the rare word once, and none of the others, was lifted to the top
-    items = topic_items()
-    items += [SubstrateItem("text", "policy", id=f"short{i}") for i in range(12)]
-    filler = " ".join(TOPICS["garden"].split() * 3)
-    items.append(SubstrateItem("text", f"{filler} zeppelin {filler}", id="aside"))
-    items.append(SubstrateItem("text", "the zeppelin refund policy", id="exact"))
-    state = build_state(analyzer, items, replace(DEFAULT_PARAMS, semantic_weight=50.0), None)
-    hits = rank(state, analyzer, "zeppelin refund policy", 40, explain=True)
-    assert hits[0].item_id == "exact"
-    aside = next(h for h in hits if h.item_id == "aside")
-    assert aside.explain is not None and aside.explain["lexical_floor"] == 0.0
-
-
 def test_ties_keep_insertion_order(analyzer: Analyzer) -> None:
     items = [SubstrateItem("text", "same words here", id=f"t{i}") for i in range(6)]
     state = build_state(analyzer, items, DEFAULT_PARAMS, None)
