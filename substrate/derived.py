@@ -18,6 +18,8 @@ import stat
 from contextlib import suppress
 from pathlib import Path
 
+from substrate.replacing import make_folder
+
 LOG_FILE = "items.jsonl"
 INDEX_DIR = "index"  # the files derived from the log, rebuilt when missing
 # The files in it with a name of their own (the search index's names: ``search.layout``).
@@ -29,7 +31,7 @@ SOURCE_FILES = ("sources.json", "source-items.json", "sources.journal")  # ``ing
 def derived_dir(directory: Path) -> None:
     """Create ``directory`` (a shard's ``index/``) if need be, and close it to whom the
     shard's log is closed to (raises OSError when it cannot be created)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    make_folder(directory)
     try:
         log_mode = (directory.parent / LOG_FILE).stat().st_mode
         dir_mode = directory.stat().st_mode

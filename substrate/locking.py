@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from substrate.errors import InvalidInputError, ShardError
+from substrate.replacing import take_folder_group
 
 log = logging.getLogger(__name__)
 _held = threading.local()  # the lock files this thread holds: a nested request passes
@@ -109,8 +110,11 @@ def _open(path: Path) -> int:
     try:
         try:
             # never through a link: a dangling one would make a file wherever it points; the
-            # umask decides its bits (a team's share, umask 002: every member may lock it)
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+            # umask decides its bits and the folder its group (a team's share, umask 002:
+            # every member may lock it)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+            take_folder_group(fd, path.parent)
+            return fd
         except IsADirectoryError:  # a folder is locked as it is: no lock file in it
             return os.open(path, os.O_RDONLY)
         except OSError as exc:  # ... but a folder is only read: a link to one will do

@@ -49,11 +49,13 @@ from substrate.logend import (
     refuse_lost_commits,
 )
 from substrate.replacing import (
+    make_folder,
     open_temporary,
     refuse_link_to_another_file,
     remove_abandoned_temporaries,
     replacing,
     sync_name,
+    take_folder_group,
 )
 
 log = logging.getLogger(__name__)
@@ -471,7 +473,7 @@ class LogFile:
         lock: a stat taken later could already include another writer's batch.
         """
         self.appended = False
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_folder(self.root)
         with shard_lock(self.lock_path):
             if not self._swept:  # a compaction or settings write killed midway left its copy
                 remove_abandoned_temporaries(self.root)  # (as large as the log): once a run
@@ -523,6 +525,7 @@ class LogFile:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o666)  # (the umask decides)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        take_folder_group(fd, self.root)
         try:
             if state.size != start:
                 os.ftruncate(fd, start)

@@ -39,17 +39,49 @@ def replacing(path: Path, *, follow: bool = False, durable: bool = False) -> Ite
 
 
 def create_new(tmp: Path) -> None:
-    """Create ``tmp`` as a new, empty file of this process's own. A file or a link found at
-    the name (another user who may write to the folder can foresee it: it names the process)
-    is removed, never written through: opened through a link, the write would go to any file
-    of this user's, and the permission bits given to it after would open that file up."""
+    """Create ``tmp`` as a new, empty file of this process's own, of its folder's group
+    (``take_folder_group``). A file or a link found at the name (another user who may write
+    to the folder can foresee it: it names the process) is removed, never written through:
+    opened through a link, the write would go to any file of this user's, and the permission
+    bits given to it after would open that file up."""
     for _ in range(2):
         try:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
-            return
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
         except FileExistsError:
             os.unlink(tmp)  # (a link is removed itself, not what it leads to)
+            continue
+        try:
+            take_folder_group(fd, tmp.parent)
+        finally:
+            os.close(fd)
+        return
     raise FileExistsError(errno.EEXIST, "made again as it was removed", str(tmp))
+
+
+def take_folder_group(fd: int, folder: str | os.PathLike[str]) -> None:
+    """Give what ``fd`` opens, which this process made in ``folder``, the folder's group where
+    the two differ and this user may (a member of it). A team's shard in a folder of the
+    team's group but without the setgid bit (which does this itself) kept each file a member
+    made in that member's own group: another member could not read the index's record of
+    what was ingested, passed it over, and an ingest gave back the items removed since."""
+    with contextlib.suppress(OSError):
+        group = os.stat(folder).st_gid
+        if os.fstat(fd).st_gid != group:
+            os.fchown(fd, -1, group)
+
+
+def make_folder(path: Path) -> None:
+    """``path.mkdir(parents=True, exist_ok=True)``; a folder made takes its parent's group
+    (``take_folder_group``), so that the files made in it do too."""
+    if path.is_dir():
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            take_folder_group(fd, path.parent)
+        finally:
+            os.close(fd)
 
 
 def open_temporary(tmp: str | os.PathLike[str], mode: str = "wb") -> Any:
@@ -216,15 +248,18 @@ def _followed(path: str | os.PathLike[str]) -> str:
 
 def open_derived(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int:
     """``os.open`` of a file mixle derives and writes in place (a note, a journal), never
-    through a symbolic link: one found at ``path`` is removed and the file made anew."""
+    through a symbolic link: one found at ``path`` is removed and the file made anew; one
+    made takes its folder's group (``take_folder_group``)."""
     try:
-        return os.open(path, flags | os.O_NOFOLLOW, mode)
+        fd = os.open(path, flags | os.O_NOFOLLOW, mode)
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
-    log.warning("%s was a symbolic link; replaced by a file of its own", path)
-    os.unlink(path)
-    return os.open(path, flags | os.O_NOFOLLOW, mode)
+        log.warning("%s was a symbolic link; replaced by a file of its own", path)
+        os.unlink(path)
+        fd = os.open(path, flags | os.O_NOFOLLOW, mode)
+    take_folder_group(fd, os.path.dirname(os.path.abspath(path)))
+    return fd
 
 
 def temporary_name(name: str) -> str:

@@ -24,10 +24,12 @@ from substrate.locking import refuse_shared_folder
 from substrate.replacing import (
     create_new,
     made_read_only,
+    make_folder,
     open_temporary,
     refuse_link_to_another_file,
     replacing,
     sync_name,
+    take_folder_group,
     temporary_name,
 )
 from substrate.settingvalues import check_values
@@ -238,7 +240,7 @@ class Settings:
         file in its way) fails as every other write of the shard does, with a ShardError."""
         assert self.path is not None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.path.parent)
         except OSError as exc:
             raise ShardError(f"cannot create {self.path.parent}: {exc.strerror or exc}") from exc
 
@@ -416,6 +418,7 @@ def _keep_out_of_git(root: Path) -> None:
         if any(not _shard_own(entry) for entry in os.listdir(root)):
             return
         with open(root / ".gitignore", "x", encoding="utf-8") as fh:
+            take_folder_group(fh.fileno(), root)
             fh.write(GIT_IGNORE)
     except OSError:
         pass

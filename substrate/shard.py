@@ -11,7 +11,7 @@ from typing import Any
 
 from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError
-from substrate.replacing import abandoned_temporaries
+from substrate.replacing import abandoned_temporaries, make_folder, take_folder_group
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
 from substrate.shardfiles import refuse_undecodable_path
@@ -37,10 +37,12 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     if problem is not None:
         raise ShardError(problem)
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_folder(root)
         log = root / "items.jsonl"
         if not os.path.lexists(log):  # a link to nothing would make its target
-            os.close(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            take_folder_group(fd, root)
+            os.close(fd)
     except OSError as exc:
         raise ShardError(f"cannot create shard at {root}: {exc.strerror}") from exc
     return root, Settings(path=settings_path).create()

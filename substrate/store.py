@@ -33,7 +33,7 @@ from substrate.item import SubstrateItem, require_kind
 from substrate.itemline import encode, put_problem
 from substrate.locking import shard_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
-from substrate.replacing import made_read_only
+from substrate.replacing import made_read_only, make_folder
 from substrate.settings import Settings
 from substrate.shardfiles import refuse_special_files, refuse_undecodable_path
 from substrate.view import LogView
@@ -354,7 +354,7 @@ class Substrate:
             yield
             return
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            make_folder(self.root)
         except OSError as exc:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
         # the shard's lock first, then the object's own, as a save takes them: a thread that

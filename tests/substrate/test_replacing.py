@@ -416,3 +416,28 @@ def test_a_replaced_file_keeps_the_group_it_had(tmp_path: Path) -> None:
     tmp.write_text("new\n")
     replace_file(tmp, target)
     assert (target.stat().st_gid, stat.S_IMODE(target.stat().st_mode)) == (other, 0o660)
+
+
+def test_a_shard_made_in_a_team_s_folder_is_the_team_s_throughout(tmp_path: Path) -> None:
+    # without the folder's setgid bit, each file a member made took that member's own group:
+    # another member could not read index/sources.json, and an ingest gave back removed items
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    team = tmp_path / "team"
+    team.mkdir()
+    other = next(gid for gid in (65534, 1, 2) if gid != os.getgid())
+    try:
+        os.chown(team, -1, other)
+    except PermissionError:
+        pytest.skip("this user may not give a folder another group")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nThe VPN moved to vpn2.\n")
+    store = Substrate(team / "shard")
+    ingest_path(store, notes)
+    store.add("text", "The wiki moved too.")
+    store.save()
+    assert store.search("vpn", k=1)
+    made = [team / "shard", *(team / "shard").rglob("*")]
+    assert {path: path.stat().st_gid for path in made if path.stat().st_gid != other} == {}
