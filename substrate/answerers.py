@@ -359,6 +359,9 @@ def http_answerer_from_config(
             f"the answerer endpoint has no {missing}: set it in the [answerer] table of "
             "mixle.toml, or in the environment"
         )
+    problem = url_problem(str(base_url))  # (before anything reads it)
+    if problem is not None:
+        raise InvalidInputError(f"the answerer base_url {problem}")
     if source is not None:
         _refuse_shared_endpoint(str(base_url), section, env, source)
     configured = section.get("timeout", 120.0)

@@ -86,6 +86,12 @@ def url_problem(url: str) -> str | None:
         return "names no host"
     if any(ch.isspace() or ord(ch) < 0x20 for ch in parsed.netloc):
         return "has a space or a control character in its host"
+    try:
+        parsed.hostname.encode("idna")  # "exa%20mple.com", "a..b": no host name
+    except UnicodeError:
+        return "names no host that can be looked up"
+    if "%" in parsed.hostname:
+        return "names no host that can be looked up"
     if "@" in parsed.netloc:
         return (
             "holds a user name or password, which is not sent; give the key through "

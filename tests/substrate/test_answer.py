@@ -1318,9 +1318,14 @@ def test_http_answerer_configuration() -> None:
         ("http://[::1/v1", "is not a URL"),
         ("http://a b/v1", "has a space"),
         ("http://:80/v1", "names no host"),
+        ("http://exa%20mple.com/v1", "no host that can be looked up"),
+        ("http://a..b:1/v1", "no host that can be looked up"),
     ):
         with pytest.raises(InvalidInputError, match=problem):
             HttpAnswerer(url, "m")
+        with pytest.raises(InvalidInputError, match=problem):  # (from the environment too)
+            env = {"MIXLE_ANSWERER_URL": url, "MIXLE_ANSWERER_MODEL": "m"}
+            http_answerer_from_config({}, env, source="mixle.toml")
 
 
 # -- with the real engine ------------------------------------------------------------------------
