@@ -41,15 +41,13 @@ if TYPE_CHECKING:
 _DATE_ONLY = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 _DAY = 86400.0
 # What users of other search tools type as operators, which mixle reads as words: a quoted
-# phrase, an excluded -word, a field:value, AND / OR / NOT between words
-# (not a negative number; "NOT" only beside words in lower case: "404 NOT FOUND" is words)
-_OPERATOR_SHAPED = re.compile(
-    r'"[^"]+"|(?:^|\s)-[^\W\d]|\b(?:tag|kind|title|source|since|until):\S'
-)
+# phrase, a field:value, AND / OR / NOT between words ("NOT" only beside words in lower case:
+# "404 NOT FOUND" is words). Not "-word": "rm -rf", "ls -la" are what notes of commands say.
+_OPERATOR_SHAPED = re.compile(r'"[^"]+"|\b(?:tag|kind|title|source|since|until):\S')
 _BOOLEAN = re.compile(r"\s(?:AND|OR|NOT)\s")
 _NO_OPERATORS = (
-    "the query is read as words: quotes, -word, field: and AND/OR/NOT are not operators "
-    "(filter with --tag, --kind, --source, --scope, --since)"
+    "the query is read as words: quotes, field: and AND/OR/NOT are not operators, nor is "
+    "-word (filter with --tag, --kind, --source, --scope, --since)"
 )
 
 
