@@ -16,9 +16,15 @@ from types import FrameType
 
 _INTERRUPTED = 130  # mixle_cli.errors.INTERRUPTED, not imported: that is what takes time
 _TERMINATED = 143  # mixle_cli.errors.TERMINATED
+_OPERATIONAL = 3  # mixle_cli.errors.OPERATIONAL
 
 
 def main() -> None:
+    try:
+        import substrate  # noqa: F401 - (cheap) refuses a Python that would let secrets through
+    except ImportError as exc:  # said in one line, as an operational error, not a traceback
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(_OPERATIONAL)
     inherited = signal.getsignal(signal.SIGINT)
     # a SIGTERM (a timeout, a supervisor) while loading ends the run as one later does, in
     # one line with its exit code, rather than in silence: the command puts it back as it

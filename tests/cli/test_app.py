@@ -11,6 +11,7 @@ import random
 import shlex
 import string
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -680,3 +681,18 @@ def test_the_shell_completes_commands_and_their_options(
     assert completed("mixle se") == ["search"]
     assert completed("mixle search --so") == ["--source"]
     assert "--kind" in completed("mixle --shard elsewhere ls --ki")
+
+
+def test_a_library_that_refuses_to_load_is_said_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # under Python 3.11.2 the library refuses to load: the command printed a traceback and
+    # exited 1, which says "found"
+    from mixle_cli import launch
+
+    monkeypatch.setitem(sys.modules, "substrate", None)  # (importing it raises ImportError)
+    with pytest.raises(SystemExit) as stopped:
+        launch.main()
+    assert stopped.value.code == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
