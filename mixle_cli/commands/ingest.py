@@ -573,7 +573,9 @@ def ingest(
     inputs = _distinct(paths)
     left = len(inputs)  # not yet ingested and saved whole
     try:
-        with _progress(not (json or quiet)) as progress:
+        # (not while the user types standard input at the terminal: it drew over the line)
+        typed = "-" in paths and sys.stdin is not None and sys.stdin.isatty()
+        with _progress(not (json or quiet or typed)) as progress:
             for raw, outermost in inputs:
                 if terminated.is_set():
                     break

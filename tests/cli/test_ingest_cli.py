@@ -1555,3 +1555,38 @@ def test_the_progress_line_separates_with_what_the_terminal_can_show(
         stream = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
         monkeypatch.setattr(sys, "stderr", stream)
         assert ingest_command._middle_dot() == dot
+
+
+def test_no_progress_is_drawn_over_standard_input_typed_at_the_terminal(
+    tmp_path: Path, mixle_bin: str
+) -> None:
+    # `ingest -` at a terminal redrew its progress line over what the user was typing
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # (the child: the command, its input and output the terminal)
+        os.execv(mixle_bin, [mixle_bin, "--shard", str(tmp_path / "shard"), "ingest", "-"])
+    seen = b""
+
+    def read_for(seconds: float) -> None:
+        nonlocal seen
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    return
+
+    try:
+        os.write(fd, b"The VPN moved to vpn2.\n")
+        read_for(2.5)
+        assert b"ingesting" not in seen
+        os.write(fd, b"\x04")
+        read_for(15)
+        assert b"1 added" in seen or b"+1" in seen, seen
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
