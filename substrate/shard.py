@@ -11,6 +11,7 @@ from typing import Any
 
 from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError
+from substrate.locking import refuse_shared_folder
 from substrate.replacing import abandoned_temporaries, make_folder, take_folder_group
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
@@ -36,6 +37,7 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     problem = new_shard_problem(root)
     if problem is not None:
         raise ShardError(problem)
+    refuse_shared_folder(root)  # (before a file is made there: a refused shard left its log)
     try:
         make_folder(root)
         log = root / "items.jsonl"

@@ -33,6 +33,16 @@ def test_init_creates_dot_mixle(mixle, tmp_path: Path) -> None:
     assert mixle("init", str(tmp_path / "proj"), "--json").json()["created"] is False
 
 
+def test_init_refused_in_a_shared_folder_makes_nothing_there(mixle, tmp_path: Path) -> None:
+    # its log was made before the refusal: the folder then passed for a shard
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    result = mixle("--shard", str(shared), "init")
+    assert result.exit_code == 3 and "may be written by anyone" in result.stderr
+    assert list(shared.iterdir()) == []
+
+
 def test_init_inside_another_shard_s_folder_says_which_now_answers(
     mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
