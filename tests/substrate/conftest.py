@@ -1,13 +1,55 @@
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
 from substrate.context.compress import terms
 from substrate.store import Substrate
+
+
+@pytest.fixture
+def workers_left_by_a_killed_parent() -> Callable[[list[str], Path, str], list[int]]:
+    """Start ``command`` (a process whose two workers each make a file named by their pid in
+    ``marks``, then wait), send it ``signum`` once both work, and return the workers still
+    alive ten seconds after it ended. No process is left behind, whatever happens."""
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def run(command: list[str], marks: Path, signum: str) -> list[int]:
+        parent = subprocess.Popen(command)
+        try:
+            deadline = time.monotonic() + 30
+            workers: list[int] = []
+            while len(workers) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+                workers = [int(p.name) for p in marks.iterdir()]
+            assert len(workers) == 2
+            parent.send_signal(getattr(signal, signum))  # no clean-up runs in the parent
+            parent.wait(timeout=30)
+            deadline = time.monotonic() + 10
+            while any(map(alive, workers)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            return [pid for pid in workers if alive(pid)]
+        finally:
+            parent.kill()
+            for pid in [int(p.name) for p in marks.iterdir()]:
+                if alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+    return run
 
 
 @pytest.fixture

@@ -498,39 +498,12 @@ list(textscan._mapped(stuck, [("a", "x"), ("b", "y")] * 40, 2))
 
 
 @pytest.mark.parametrize("signum", ["SIGKILL", "SIGHUP"])
-def test_scanning_workers_end_when_their_parent_is_killed(tmp_path: Path, signum: str) -> None:
+def test_scanning_workers_end_when_their_parent_is_killed(
+    tmp_path: Path, signum: str, workers_left_by_a_killed_parent: Any
+) -> None:
     # they lived on, blocked, holding the caller's stdout and stderr open: a pipe read from
     # `mixle scan-secrets` killed by a closed terminal never ended
-    import os
-    import signal
-    import time
-
     marks = tmp_path / "workers"
     marks.mkdir()
-    parent = subprocess.Popen([sys.executable, "-c", _KILLED_SCANNER, str(marks)])
-
-    def alive(pid: int) -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-    workers: list[int] = []
-    try:
-        deadline = time.monotonic() + 30
-        while len(workers) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            workers = [int(p.name) for p in marks.iterdir()]
-        assert len(workers) == 2
-        parent.send_signal(getattr(signal, signum))
-        parent.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while any(map(alive, workers)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not [pid for pid in workers if alive(pid)]
-    finally:  # whatever happened, leave no process behind
-        parent.kill()
-        for pid in [int(p.name) for p in marks.iterdir()]:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    command = [sys.executable, "-c", _KILLED_SCANNER, str(marks)]
+    assert workers_left_by_a_killed_parent(command, marks, signum) == []
