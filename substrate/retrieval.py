@@ -24,7 +24,7 @@ from substrate.errors import (
     require_text,
     scope_set,
 )
-from substrate.item import SubstrateItem, require_kind
+from substrate.item import MODALITIES, SubstrateItem, require_kind
 from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
 from substrate.telemetry import Recorder, emit
@@ -331,6 +331,11 @@ def retrieve(
                 f"weight for {safe_repr(kd)} must be a finite number >= 0, got {safe_repr(w)}"
             )
     wanted = _check_kinds(kinds)
+    # a weight of 0 leaves a kind out (its hits scored 0 would rank above real matches when
+    # interleaved), out of the pass itself: a pool filled with them left nothing to return
+    left_out = {kd for kd, w in weights.items() if w == 0}
+    if left_out:
+        wanted = [kd for kd in (MODALITIES if wanted is None else wanted) if kd not in left_out]
     allowed = merge_scopes(scope, scopes)
     groups: dict[str, list[tuple[SubstrateItem, float]]] = {}
     order: dict[str, int] = {}  # global rank in the pass: the tie-break of a flat merge
@@ -346,8 +351,6 @@ def retrieve(
             order.setdefault(item.id, len(order))
             groups.setdefault(item.kind, []).append((item, score * weights.get(item.kind, 1.0)))
     present = [kd for kd in wanted if kd in groups] if wanted is not None else sorted(groups)
-    # a weight of 0 scores a kind's hits 0: interleaved, they would rank above real matches
-    present = [kd for kd in present if weights.get(kd, 1.0) > 0]
     if diversify:
         merged = _round_robin(groups, present, k)
     else:

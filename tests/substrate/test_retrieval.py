@@ -444,3 +444,14 @@ def test_a_kind_filter_naming_no_kind_is_refused_everywhere_as_retrieve_refuses_
         with pytest.raises(InvalidInputError, match="kind names no kind"):
             SearchFilters(kind=none)  # type: ignore[arg-type]
     assert [i.text for i, _ in store.search("billing", kind="text")] == ["billing runs nightly"]
+
+
+def test_a_kind_weighted_0_is_left_out_of_the_pass_itself() -> None:
+    # the pool was filled with the better-matching traces, dropped after: nothing was left
+    store = Substrate()
+    for n in range(60):
+        store.add("trace", f"restart the worker restart {n}", payload={"input": f"restart {n}"})
+    store.add("text", "To restart the service, run the restart script.", id="runbook")
+    found = retrieve(store, "restart", k=3, weights={"trace": 0})
+    assert [item.id for item in found.items] == ["runbook"]
+    assert retrieve(store, "restart", k=3, weights={"trace": 0, "text": 0}).items == []
