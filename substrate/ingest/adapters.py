@@ -32,7 +32,7 @@ from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonfile import parse_json
-from substrate.ingest.formats.jsonl import add_rows, json_rows
+from substrate.ingest.formats.jsonl import add_rows, json_rows, without_a_line_being_written
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
@@ -42,6 +42,7 @@ from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment, m
 from substrate.ingest.session import too_large
 from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
+from substrate.ingest.sources import RACY_WINDOW_S
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import (
@@ -154,8 +155,8 @@ def _keep_record_of_lines_read(
     if type(size) is not int or not isinstance(digest, str) or not isinstance(path, str):
         return
     grown = now.get("size")
-    if before.get("path") != path or type(grown) is not int or not 0 < size < grown:
-        return
+    if before.get("path") != path or type(grown) is not int or not 0 < size <= grown:
+        return  # (the same size: touched, or its line being written left out again)
     if path not in prefixes:  # (from the bytes read, when held: not read from disk again)
         prefixes[path] = LinePrefixes(path, read)
     if prefixes[path].of(size) != digest[:32]:
@@ -270,8 +271,12 @@ def ingest_records(
     return _store(substrate, items, report, tally)[0]
 
 
-def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
+def _read_source(path: Path, *, per_line: bool = False) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes and what its items record of it; of a file of a document per line
+    written to moments ago, without a last line still being written."""
     data = path.read_bytes()
+    if per_line and abs(time.time() - path.stat().st_mtime) <= RACY_WINDOW_S:
+        data = without_a_line_being_written(data)
     return data, file_provenance(path, data)
 
 
@@ -335,7 +340,7 @@ def ingest_traces(
     _refuse_shard_file(path, name, report)
     if _skipped_as_too_large(substrate, path, name, report):
         return []
-    data, meta = _read_source(path)
+    data, meta = _read_source(path, per_line=True)
     meta["format"] = "traces"  # one row a line: freshness knows a log appended to as fresh
     text = _decode(data, name, report, lines_apart=True)
     parsed = Parsed("traces")
@@ -498,8 +503,8 @@ def ingest_file(
         )
     if _skipped_as_too_large(substrate, p, name, report):
         return []
-    data, meta = _read_source(p)
     per_line = normalize_format(fmt) in PER_LINE_FORMATS
+    data, meta = _read_source(p, per_line=per_line)
     if normalize_format(fmt) in ROW_FORMATS:  # freshness knows one appended to as fresh
         meta["format"] = normalize_format(fmt)
     text = _decode(data, name, report, lines_apart=per_line)

@@ -18,10 +18,11 @@ from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
+from substrate.ingest.formats.jsonl import without_a_line_being_written
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
-from substrate.ingest.sources import REJECTED_KEY
+from substrate.ingest.sources import RACY_WINDOW_S, REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
@@ -249,12 +250,20 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
         if binary:
             named = cache_name(ticket, options)
             return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
+    if ticket.fmt in PER_LINE_FORMATS and _written_moments_ago(ticket.mtime_ns):
+        data = without_a_line_being_written(data)
     digest = content_digest(data)
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
     done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
     done.grown_from = _grown_from(ticket, data)
     return _Read(done, data)
+
+
+def _written_moments_ago(mtime_ns: int | None) -> bool:
+    """Whether a file's modification time is within ``RACY_WINDOW_S`` of now (a stream's,
+    None, is not)."""
+    return mtime_ns is not None and abs(time.time() - mtime_ns / 1e9) <= RACY_WINDOW_S
 
 
 def _grown_from(ticket: Ticket, data: bytes) -> int:

@@ -827,7 +827,9 @@ class IngestSession:
         elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
-                self.cache.touch(key, ticket.size, settled, ticket.stamp)
+                # the size of the bytes hashed: without a line still being written, it is
+                # the size the file grows from
+                self.cache.touch(key, done.bytes_read, settled, ticket.stamp)
             self.as_last_read(source, key, self.cache.last_read(key))
         elif self.emptied(ticket, done):
             return  # failed, keeping its earlier items

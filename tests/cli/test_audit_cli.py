@@ -883,6 +883,21 @@ def test_ingest_file_writes_only_the_rows_appended_to_a_table(mixle: Run, tmp_pa
     assert mixle("freshness").stdout == "all 20001 item(s) fresh\n"
 
 
+def test_ingest_traces_leaves_a_row_being_written_for_later(mixle: Run, tmp_path: Path) -> None:
+    log = tmp_path / "runs.jsonl"
+    log.write_text('{"input": "q1", "answer": "a1"}\n')
+    assert mixle("ingest-traces", str(log), "-q").exit_code == 0
+    with log.open("a") as fh:
+        fh.write('{"input": "q2", "ans')  # (its writer is still at it)
+    half = mixle("ingest-traces", str(log), "--json")
+    assert half.exit_code == 0 and half.json()["files_failed"] == 0
+    with log.open("a") as fh:
+        fh.write('wer": "a2"}\n')
+    report = mixle("ingest-traces", str(log), "--json").json()
+    assert (report["items_added"], report["items_rewritten"]) == (1, 0)
+    assert mixle("freshness").stdout == "all 2 item(s) fresh\n"
+
+
 def test_a_freshness_hint_names_a_few_of_many_items(mixle: Run, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text("".join(f'{{"text": "line {n}"}}\n' for n in range(12)))

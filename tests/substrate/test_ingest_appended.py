@@ -201,3 +201,28 @@ def test_the_prefixes_of_bytes_held_are_hashed_as_the_file_s(tmp_path: Path) -> 
     for size in (4, 8, 3, 13):  # (3 and 13 end no line)
         assert held.of(size) == on_disk.of(size)
     assert held.of(8) == content_digest(data[:8]) and held.of(3) is None
+
+
+def test_a_line_still_being_written_is_read_once_it_ends(tmp_path: Path) -> None:
+    # an agent's trace row half written: the run failed on it, and once it ended the file
+    # was no longer one that only grew, so that every row was written again
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("first", "second"))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    with runs.open("a", encoding="utf-8") as fh:  # (now: written moments ago)
+        fh.write('{"input": "third", "ans')
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.files_failed, report.issues) == (0, 0, [])
+    with runs.open("a", encoding="utf-8") as fh:
+        fh.write('wer": "answer to third"}\n')
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_rewritten) == (1, 0)
+    assert _stale(Substrate(shard)) == []
+
+
+def test_a_broken_last_line_written_long_ago_is_a_failure(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("first") + '{"input": "cut sh')  # (dated ten seconds back)
+    report = ingest_path(Substrate(tmp_path / "shard"), runs)
+    assert report.items_added == 1 and [issue.line for issue in report.issues] == [2]

@@ -29,6 +29,21 @@ from substrate.secrets.fields import MAX_NESTING, nesting_depth
 _LONG_NUMBER = re.compile(r"\d{19,}")
 
 
+def without_a_line_being_written(data: bytes) -> bytes:
+    """``data``, a file of a document per line written to moments ago, without its last line
+    when that has no line end yet and is no JSON: its writer is still writing it (an agent
+    appending a trace). It is read once it ends; read now, it failed the run, and once ended
+    made the file no longer one that only grew, so that all its lines were written again."""
+    cut = data.rfind(b"\n") + 1
+    if cut in (0, len(data)):  # every line ended, or none (a file of no line is no log)
+        return data
+    try:
+        loads(data[cut:].decode("utf-8", "replace"))
+    except (ValueError, TooDeep):  # (orjson's JSONDecodeError is a ValueError)
+        return data[:cut]
+    return data
+
+
 class TooDeep(ValueError):
     """A JSON value nested deeper than the write gate checks (``MAX_NESTING``)."""
 
