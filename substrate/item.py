@@ -64,8 +64,13 @@ class SubstrateItem:
 
     def __repr__(self) -> str:
         """The item in short: what it is, and the start of its text (printed whole, a hit of
-        a search was tens of thousands of characters, its payload with it)."""
-        text = self.text if len(self.text) <= _REPR_TEXT else f"{self.text[: _REPR_TEXT - 1]}…"
+        a search was tens of thousands of characters, its payload with it), its secrets
+        masked (an item stored with ``--no-redact`` shown in a log or a traceback), before it
+        is cut (a secret cut in two would be found in neither part)."""
+        from substrate.secrets import safe_text  # (the rules: only for an item printed)
+
+        text = safe_text(self.text)
+        text = text if len(text) <= _REPR_TEXT else f"{text[: _REPR_TEXT - 1]}…"
         return (
             f"SubstrateItem(kind={self.kind!r}, id={self.id!r}, scope={self.scope!r}, "
             f"text={text!r})"

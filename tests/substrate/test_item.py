@@ -102,3 +102,11 @@ def test_an_item_s_repr_is_short_whatever_it_holds() -> None:
     shown = repr(item)
     assert len(shown) < 200 and shown.startswith("SubstrateItem(kind='record', id=")
     assert "text='Q3 totals Q3" in shown and shown.endswith("…')")
+
+
+def test_an_item_s_repr_masks_the_secrets_it_holds() -> None:
+    # an item stored unredacted (--no-redact), shown in a log or a traceback
+    token = "ghp_" + "Zq8fT2kLm9Xw3RbN7yHc4VjD1sGa6PeU0oKi"
+    for text in (f"deploy with {token}", "x " * 30 + f"deploy with {token} " + "y " * 30):
+        shown = repr(SubstrateItem("text", text))
+        assert token[:12] not in shown and "[REDACT" in shown
