@@ -26,7 +26,7 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     os um uma do da dos das em é são quem qual quais quando onde quanto quantos
     il lo gli di della delle dei degli che chi è sono per uno si ci ne nel nella sul sulla
     alla dove dov'è cos'è com'è quale quali quanta quanti quante
-    tempo leva levam demora combien temps
+    tempo leva levam demora temps
     het een van voor wat wie waar wanneer hoe zijn wordt worden laat duurt
     """.split()
 )

@@ -376,7 +376,7 @@ def propose_cmd(
                 by_whom = output.printable(str(already[item_id]))
                 again = f" (already pending, proposed by {by_whom}: nothing changed)"
             output.emit_text(f"proposed {item_id} for {to}{again}")
-    if ids and not load_governance(substrate).gated(to):
+    if ids and not governance.gated(to):
         output.note(
             f"note: scope {safe_repr(to)} has no approvers, so nobody can approve this yet: grant "
             f"one (`mixle grant NAME {to}`), or publish directly (`mixle publish ID --to {to}`)"

@@ -22,7 +22,7 @@ from substrate.ingest.formats.jsonl import without_a_line_being_written
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
-from substrate.ingest.sources import RACY_WINDOW_S, REJECTED_KEY
+from substrate.ingest.sources import REJECTED_KEY, settled_mtime
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
@@ -250,7 +250,9 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
         if binary:
             named = cache_name(ticket, options)
             return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
-    if ticket.fmt in PER_LINE_FORMATS and _written_moments_ago(ticket.mtime_ns):
+    written = ticket.mtime_ns  # (None for a stream)
+    recent = written is not None and settled_mtime(written, time.time()) == -1  # moments ago
+    if ticket.fmt in PER_LINE_FORMATS and recent:
         data = without_a_line_being_written(data)
     digest = content_digest(data)
     if ticket.known_hash == digest:
@@ -258,12 +260,6 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
     done.grown_from = _grown_from(ticket, data)
     return _Read(done, data)
-
-
-def _written_moments_ago(mtime_ns: int | None) -> bool:
-    """Whether a file's modification time is within ``RACY_WINDOW_S`` of now (a stream's,
-    None, is not)."""
-    return mtime_ns is not None and abs(time.time() - mtime_ns / 1e9) <= RACY_WINDOW_S
 
 
 def _grown_from(ticket: Ticket, data: bytes) -> int:

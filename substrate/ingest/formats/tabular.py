@@ -52,7 +52,7 @@ from substrate.secrets.fields import KEYED_RULE, holds_secret
 
 _SNIFF_DELIMITERS = ",;\t|"  # the comma first: it wins a tie
 _SNIFF_ROWS = 20  # the rows a delimiter is judged on ...
-_SNIFF_CHARS = SNIFF_CHARS  # ... within the file's start
+# ... within the file's start (``limits.SNIFF_CHARS``)
 # The first line Excel writes where a list separator is not a comma ("sep=;")
 _SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 
@@ -60,7 +60,7 @@ _SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 def sniff_delimiter(text: str) -> str:
     """The delimiter of a CSV text: of those that split the header in two or more, the one
     giving most rows the header's number of fields, then the most fields; else a comma."""
-    sample, cut = text[:_SNIFF_CHARS], len(text) > _SNIFF_CHARS
+    sample, cut = text[:SNIFF_CHARS], len(text) > SNIFF_CHARS
     best, best_score = ",", (0.0, 1)
     for delimiter in _SNIFF_DELIMITERS:
         counts = _field_counts(sample, delimiter, cut)
