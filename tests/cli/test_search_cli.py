@@ -853,6 +853,32 @@ def test_a_terminal_is_told_the_index_is_being_built(
     assert capsys.readouterr().err == ""
 
 
+def test_a_terminal_is_told_a_large_ingest_is_being_folded_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from mixle_cli import context
+    from substrate import Substrate, retrieve
+
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    store.add("text", "refunds take five days")
+    store.save()
+    retrieve(Substrate(shard), "refunds", k=1)  # the index built
+    store.add("text", "returns are free within thirty days " * 20)
+    store.save()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(context, "FAR_BEHIND", 1 << 30)
+    context.AppState(shard_option=str(shard), command="search").searched()
+    assert capsys.readouterr().err == ""  # a small change: folded in without a word
+    monkeypatch.setattr(context, "FAR_BEHIND", 100)
+    context.AppState(shard_option=str(shard), command="search").searched()
+    assert "adding the latest changes to the search index" in capsys.readouterr().err
+    context.AppState(shard_option=str(shard), team_option="ops", command="search").searched()
+    assert capsys.readouterr().err == ""  # a team is not told of other teams' writes
+
+
 def test_a_result_names_its_file_where_two_folders_give_one_name(
     mixle: Run, tmp_path: Path
 ) -> None:
