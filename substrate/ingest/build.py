@@ -166,6 +166,16 @@ class ItemBuilder:
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
         return gated
 
+    def pass_over(self, seg: Segment, provenance: dict[str, Any]) -> None:
+        """Count ``seg``, whose item ``build`` gave before and the gate passed untouched (a
+        line of a file that has only grown since: stored already), as ``build`` counts the
+        items it gives: the ids of identical segments after it depend on it."""
+        if self.drop_empty and seg.kind == "text" and is_blank(seg.text) and not seg.payload:
+            return
+        section = str(provenance.get("section") or "")
+        key = (seg.kind, section, seg.text, canonical(seg.payload))
+        self._seen[key] = self._seen.get(key, 0) + 1
+
     def _admitted(self, item: SubstrateItem) -> SubstrateItem:
         """``item`` through the gate, its secrets noted and its redactions counted."""
         result = admit(item, redact=self.redact)

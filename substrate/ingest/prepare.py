@@ -148,6 +148,10 @@ class Prepared:
     # the size it had when last ingested, when it has only grown since by whole lines (a log,
     # a trace file appended to): its items of those lines are stored already, unchanged
     grown_from: int = 0
+    # the lines it had then, when the items are those of the lines added since alone: for a
+    # document per line whose lines added hold no secret, the earlier lines are not gated and
+    # built again (``_gated``), so that a line appended costs a line's work, not the file's
+    lines_before: int = 0
 
     def item_ids(self) -> list[str]:
         """The ids of the items, whichever way they are held."""
@@ -176,6 +180,7 @@ class Prepared:
                 self.named,
                 self.rejected_words,
                 self.grown_from,
+                self.lines_before,
             ),
         )
 
@@ -259,6 +264,8 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
     done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
     done.grown_from = _grown_from(ticket, data)
+    if done.grown_from and ticket.fmt in PER_LINE_FORMATS:
+        done.lines_before = data.count(b"\n", 0, done.grown_from)
     return _Read(done, data)
 
 
@@ -301,7 +308,41 @@ def _gated(
     fingerprint: str,
     encoded: bool,
 ) -> Prepared:
-    """The items of a file parsed and screened, through the gate, in ``step.done``."""
+    """The items of a file parsed and screened, through the gate, in ``step.done``: of the
+    lines added since it was last ingested alone (``Prepared.lines_before``), when none of
+    them holds a secret; else of the whole file (a secret found in a line added is masked
+    wherever it stands bare, in earlier lines too)."""
+    done = step.done
+    after = done.lines_before
+    if after and not _secrets_cut(step.parsed.segments, after, options):
+        added = _gated_lines(ticket, step, screen, options, fingerprint, encoded, after)
+        if added is not None:
+            return added
+    done.lines_before = 0
+    built = _gated_lines(ticket, step, screen, options, fingerprint, encoded, 0)
+    assert built is not None
+    return built
+
+
+def _secrets_cut(segments: Sequence[Segment], after: int, options: IngestOptions) -> bool:
+    """Whether a segment of the first ``after`` lines carries parts of secrets to mask (found
+    across segments): its item, built again, would be masked."""
+    return options.redact and any(
+        seg.secrets is not None for seg in segments if seg.line_end and seg.line_end <= after
+    )
+
+
+def _gated_lines(
+    ticket: Ticket,
+    step: _Parsed,
+    screen: FileScreen,
+    options: IngestOptions,
+    fingerprint: str,
+    encoded: bool,
+    after: int,
+) -> Prepared | None:
+    """``_gated``'s work, for the segments past line ``after`` (0: all); None when ``after``
+    is given and those segments hold a secret."""
     done, text, parsed = step
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
     if done.issues:
@@ -311,9 +352,10 @@ def _gated(
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     tally = GateTally(items_dropped=parsed.dropped)
     builder = _builder(ticket, options, done, tally)
-    _build(
-        done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
-    )
+    built_items = _gated_items(ticket, parsed, done, fingerprint, screen, builder, after)
+    _build(done, built_items, encoded, rejected)
+    if after and (builder.secrets or tally.redactions):
+        return None
     amends: list[Callable[[SubstrateItem], None]] = []
     built: list[SubstrateItem] | None = None  # the log lines of ``done`` decoded, once
     if builder.secrets and len(done.encoded or done.items) > 1:
@@ -595,10 +637,12 @@ def _gated_items(
     fingerprint: str,
     screen: FileScreen,
     builder: ItemBuilder,
+    after: int = 0,
 ) -> Iterator[SubstrateItem]:
     """The items of the parsed segments, one at a time, through the gate (unless ``screen``
     knows they pass it), with their provenance; a segment the gate refuses becomes an issue
-    of ``done``."""
+    of ``done``. Those of the first ``after`` lines are only counted (``pass_over``): their
+    items are stored already."""
     now = done.prepared_at
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
@@ -615,6 +659,9 @@ def _gated_items(
         # only strings that come from the content pass the gate; numbers and the fields
         # computed here cannot hold a secret, and are added after it
         provenance = {"source": ticket.source, "path": ticket.path, "section": seg.section}
+        if after and seg.line_end and seg.line_end <= after:
+            builder.pass_over(seg, {**provenance, **seg.extra} if seg.extra else provenance)
+            continue
         computed: dict[str, Any] = {
             "line_start": seg.line_start,
             "line_end": seg.line_end,

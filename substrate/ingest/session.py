@@ -949,6 +949,10 @@ class IngestSession:
             report.note(IngestIssue(ticket.source, reason, line, path=ticket.path))
         cached = self.cache.get(ticket.key)
         old_ids = cached.ids if cached is not None else []
+        # a file that only grew, whose added lines alone were built: its earlier items are
+        # stored as they are, and stay its own without being read or compared
+        carried = old_ids if done.lines_before else []
+        compared = [] if carried else old_ids
         ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         if len(set(ids)) != len(ids):  # only on a hash collision: keep the last of each id
             items = list({item.id: item for item in items}.values())
@@ -963,8 +967,8 @@ class IngestSession:
         # already; a file new to the shard is not looked up item by item
         if cached is not None:
             new_ids = set(ids)
-            removes = [i for i in old_ids if i not in new_ids]
-            kept = new_ids.intersection(old_ids)
+            removes = [i for i in compared if i not in new_ids]
+            kept = new_ids.intersection(compared)
             # a new id may be stored already: published, or merged into another file's item
             fresh = new_ids.difference(old_ids)
             previous = self.substrate.read_items([*removes, *kept, *fresh], keep=False)
@@ -1016,6 +1020,9 @@ class IngestSession:
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = done.bytes_read  # the bytes hashed, as the items record them
+        if carried:
+            earlier = set(carried)
+            owned = [*carried, *(i for i in owned if i not in earlier)]
         # a file with nothing to store is reported skipped again, as a binary one is (not one
         # whose every item was merged into another's: it has content, and is unchanged)
         empty = "" if owned or taken else status.NO_CONTENT
