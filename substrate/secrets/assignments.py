@@ -37,8 +37,9 @@ _QUOTED = (
 # password may hold one, and cutting there would show the rest of it.
 # (a comma or a full stop of Chinese or Japanese ends it too: "...，请勿外传" is a note)
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\，。；、]++|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))++)"""
-# (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``)
-_OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
+# (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``;
+# and "key:: value", a Dataview field or a Logseq property, not C++'s "Key::value")
+_OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|::(?=[ \t])|:(?!:))"
 
 # A value quoted with \" in a string: JSON escaped in one ("{\"user\":\"db\",\"password\":
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
@@ -98,7 +99,8 @@ _WRAPPED = (
 _LINE_VALUE = (
     r"(?m:^)(?=[^\n=:]*[=:])[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?"
     + _KEY
-    + r"[ \t]*(?:=|:(?!:))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]++|(?<![ \t])#)*)"
+    # ("key:: value" too, a Dataview field or a Logseq property; not C++'s "Key::value")
+    + r"[ \t]*(?:=|:(?!:)|::(?=[ \t]))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]++|(?<![ \t])#)*)"
 )
 # A setting written "NAME VALUE" on a line of its own: a Dockerfile's ENV DB_PASSWORD ...,
 # redis.conf's requirepass ... and masterauth ..., a .properties file's "db.password ...". The

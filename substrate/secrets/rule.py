@@ -13,7 +13,8 @@ Fields:
     kind: how a candidate is checked: ``token`` (placeholder and entropy checks on the part
         after the public prefix), ``assignment`` (key-name and value checks), ``stated`` (a
         password in a sentence: the same checks, and unquoted it must not be a plain word),
-        ``url`` (the password of a URL), ``pem`` (a private key block), ``jwt`` /
+        ``url`` (the password of a URL), ``phrase`` (a recovery phrase: how many words, and
+        no sentence), ``pem`` (a private key block), ``jwt`` /
         ``jwt_b64`` (decoded header must be JSON).
     entropy: minimum Shannon entropy, in bits per character, of the secret after its prefix.
     prefix: leading characters of the secret that are a public type marker (``ghp_``);

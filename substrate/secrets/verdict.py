@@ -614,6 +614,25 @@ _CONSTANT = re.compile(r"[A-Z_:]+")  # "--flag=PAROLA:ARG:FLAG"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # kana, ideographs, hangul
 
 
+def _phrase_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A recovery phrase: as many words as a wallet gives (12, 15, 18, 21 or 24), mostly
+    distinct ("word word word ..." shows the form), and no sentence (one of 12 words holds
+    several of the words a sentence is made with; a phrase of random words, one at most)."""
+    words = secret.split()
+    if len(words) not in (12, 15, 18, 21, 24) or len(set(words)) < len(words) * 2 // 3:
+        return False
+    return sum(word in _SENTENCE_WORDS for word in words) <= 1
+
+
+# Words every sentence of a dozen words uses a few of (few of them in a wallet's word list)
+_SENTENCE_WORDS = frozenset(
+    "the and you your are this that with from they will these them into when which then "
+    "than have has been were was not but for can should would could our its".split()
+)
+
+
 # How a match of each kind of rule is judged (``Rule.kind``)
 _JUDGES: dict[str, Callable[[Rule, re.Match[str], str, str, str, str], bool]] = {
     "token": _token_valid,
@@ -639,6 +658,7 @@ _JUDGES: dict[str, Callable[[Rule, re.Match[str], str, str, str, str], bool]] = 
     "pem": _pem_valid,
     "jwt": _jwt_valid,
     "jwt_b64": _jwt_b64_valid,
+    "phrase": _phrase_valid,
 }
 
 

@@ -124,6 +124,11 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("events.jsonl", '{{"msg": "password:\\n  {}"}}'),
         ("events.jsonl", '{{"a": "password:\\n{0}\\" end", "b": "{0}"}}'),
         ("notes.jsonl", '{{"note": "wifi password:\\n{} - ask Bob"}}'),
+        # a Dataview field or a Logseq property: "key:: value"
+        ("Accounts.md", "db_password:: {}"),
+        ("pages/Accounts.md", "- password:: {}"),
+        ("pages/Accounts.md", "\tapi_key:: {}"),
+        ("Accounts.md", "Cloud: [api_key:: {}]"),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -271,6 +276,16 @@ def test_only_the_password_is_masked() -> None:
         ("package_index.py", ">>> long_auth = 'username:' + 'password'*10"),
         # usage's notation of an optional part: user[:password]@host
         ("tldr.md", 'tmutil setdestination "protocol://user[:password]@host/share"'),
+        # a scope's name, and a field of no secret's name
+        ("auth.cpp", "auto key = Password::hash(input);"),
+        ("Daily.md", "status:: done"),
+        # a recovery phrase's name in a sentence, or a seed that is a number
+        (
+            "wallet.md",
+            "recovery phrase: write down these twelve words and keep them safe for later",
+        ),
+        ("train.py", "seed = 42"),
+        ("wallet.md", "mnemonic: word word word word word word word word word word word word"),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
@@ -403,3 +418,20 @@ def test_a_session_cookie_is_found_by_its_name(line: str) -> None:
 )
 def test_a_session_cookie_needs_a_value_that_looks_random(text: str) -> None:
     assert not scan_text(text, path="requests.log").findings, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mnemonic: {}",
+        'seed_phrase = "{}"',
+        "My recovery phrase is: {}",
+        "- Secret Recovery Phrase: `{}`",
+    ],
+)
+def test_a_recovery_phrase_under_its_name_is_found_and_masked(text: str) -> None:
+    words = "".join(_R.choice(string.ascii_lowercase) for _ in range(24 * 5))
+    phrase = " ".join(words[i : i + 5] for i in range(0, 24 * 5, 5))  # 24 random words
+    for size in (12, 24):
+        secret = " ".join(phrase.split()[:size])
+        assert _masked("wallet.md", text.format(secret), secret), (text, size)

@@ -275,6 +275,10 @@ CASES: dict[str, tuple[str, str]] = {
         "kind: Secret\ndata:\n  ca.pem: " + base64.b64encode(PASSWORD.encode()).decode(),
         "kind: Secret\ndata:\n  ca.pem: {{ .Values.caPem }}",
     ),
+    "recovery_phrase": (
+        "mnemonic: legal winner thank year wave sausage worth useful legal winner thank yellow",
+        "recovery phrase: write down these twelve words and keep them safe offline for later",
+    ),
 }
 
 
@@ -301,7 +305,7 @@ def test_rules_are_declarative_and_compile() -> None:
         kinds |= {"user_option", "key_body"}
         kinds |= {"argument", "named_element", "directive", "pre_shared_key"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
-        kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document", "localized"}
+        kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document", "localized", "phrase"}
         assert rule.kind in kinds
 
 
