@@ -51,7 +51,8 @@ TagFilterOpt = Annotated[
     typer.Option(
         "--tag",
         "-t",
-        help="Only items carrying this tag, in any case and accents aside (repeat: all of them).",
+        help="Only items carrying this tag, in any case and accents aside, or one nested under "
+        "it (project finds project/alpha); repeat: all of them.",
         callback=tag_filters,
     ),
 ]

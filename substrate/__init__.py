@@ -195,6 +195,7 @@ _EXPORTS: dict[str, str] = {
     "item_source": "substrate.search.filters",
     "SearchFilters": "substrate.search.filters",
     "source_matcher": "substrate.search.filters",
+    "has_tag": "substrate.search.filters",
     "tag_key": "substrate.search.filters",
     "make_snippet": "substrate.search.snippets",
     "Snippet": "substrate.search.snippets",
@@ -778,6 +779,9 @@ if TYPE_CHECKING:
     )
     from substrate.search.filters import (
         SearchFilters as SearchFilters,
+    )
+    from substrate.search.filters import (
+        has_tag as has_tag,
     )
     from substrate.search.filters import (
         item_source as item_source,

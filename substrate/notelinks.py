@@ -65,7 +65,10 @@ def linked_notes(
         if target is None:
             continue
         filters, anchor = target
-        best = _best_of(substrate, filters, anchor, query, skipped)
+        beside = _beside(item, link, allowed)  # an ambiguous name: the note's neighbour first
+        best = None if beside is None else _best_of(substrate, beside, anchor, query, skipped)
+        if best is None:
+            best = _best_of(substrate, filters, anchor, query, skipped)
         if best is not None:
             skipped.add(best.id)
             found.append(best if allowed is None else reader_view(substrate, best, allowed))
@@ -123,6 +126,20 @@ def _link_filters(
     under = f"{root.rstrip('/')}/{folder}" if folder else root
     names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
+
+
+def _beside(item: SubstrateItem, link: str, allowed: frozenset[str] | None) -> SearchFilters | None:
+    """For a wiki link by a bare name (``[[Standup]]``), the filters that find the note of
+    that name in the linking note's own folder: of two notes so named, the one beside it is
+    meant (as note-taking apps resolve it), not one in another folder."""
+    from substrate.search.filters import SearchFilters
+
+    name = link[2:-2].partition("#")[0].strip() if link.startswith("[[") else ""
+    path = item.provenance.get("path")
+    if not name or "/" in name or not isinstance(path, str) or not path.startswith("/"):
+        return None
+    sibling = posixpath.join(posixpath.dirname(path), name)
+    return SearchFilters(scopes=allowed, paths=(sibling, *(sibling + e for e in NOTE_EXTENSIONS)))
 
 
 def _page_paths(path: str) -> tuple[str, ...]:

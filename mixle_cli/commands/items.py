@@ -380,7 +380,7 @@ def ls(
     jsonl: JsonlOpt = False,
 ) -> None:
     """List items, oldest first."""
-    from substrate import item_source, shown_sources, source_matcher, tag_key
+    from substrate import has_tag, item_source, shown_sources, source_matcher, tag_key
 
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)
@@ -409,7 +409,7 @@ def ls(
                 return  # (only text tells of more: looking for one would read on for nothing)
             if kinds is not None and item.kind not in kinds:
                 continue
-            if wanted_tags and not wanted_tags.issubset(tag_key(t) for t in item.tags):
+            if not all(has_tag(item.tags, wanted) for wanted in wanted_tags):
                 continue
             if from_source is not None and not from_source(item_source(item)):
                 continue

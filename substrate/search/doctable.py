@@ -17,6 +17,7 @@ from substrate.item import SubstrateItem
 from substrate.search.filters import (
     PATH_SEP,
     SearchFilters,
+    has_tag,
     item_source,
     source_matcher,
     tag_key,
@@ -165,9 +166,10 @@ class DocTable:
         return self._files
 
     def rows_with_tag(self, tag: str) -> np.ndarray:
-        """Rows carrying ``tag``, whatever its case ("ADR" finds "adr"), ascending."""
+        """Rows carrying ``tag``, whatever its case ("ADR" finds "adr"), or a tag nested under
+        it (``has_tag``), ascending."""
         wanted = tag_key(tag)
-        codes = [code for code, name in enumerate(self.tag_names) if tag_key(name) == wanted]
+        codes = [code for code, name in enumerate(self.tag_names) if has_tag((name,), wanted)]
         if not codes:
             return np.zeros(0, dtype=np.int64)
         if self._tag_rows is None:

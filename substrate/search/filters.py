@@ -115,8 +115,15 @@ def item_source(item: SubstrateItem) -> str:
 
 def tag_key(tag: str) -> str:
     """A tag as filters compare it: letter case and accents aside ("ADR" is "adr", "İstanbul"
-    is "istanbul", "Café" is "cafe")."""
-    return without_marks(tag.casefold())
+    is "istanbul", "Café" is "cafe"), and the "#" notes write before one ("#urgent")."""
+    return without_marks(tag.casefold()).removeprefix("#")
+
+
+def has_tag(tags: Iterable[str], wanted: str) -> bool:
+    """Whether one of ``tags`` is the tag ``wanted`` (a ``tag_key``) or is nested under it:
+    "project/alpha" is found by "project", as note-taking apps nest tags."""
+    nested = wanted + "/"
+    return any(key == wanted or key.startswith(nested) for key in map(tag_key, tags))
 
 
 def source_matcher(

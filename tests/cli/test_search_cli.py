@@ -186,6 +186,26 @@ def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None
     assert mixle("search", "refund", "--kind", "video").exit_code == 2
 
 
+def test_a_tag_is_found_with_its_hash_and_through_the_tags_nested_under_it(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    ids = put(
+        isolated_shard_env,
+        SubstrateItem("text", "alpha kickoff notes", tags=["project/alpha"]),
+        SubstrateItem("text", "beta kickoff notes", tags=["#project/beta"]),
+        SubstrateItem("text", "projector kickoff notes", tags=["projector"]),
+    )
+
+    def found(*args: str) -> set[str]:
+        data = mixle(*args, "--json").json()
+        return {row["id"] for row in (data["results"] if isinstance(data, dict) else data)}
+
+    for command in (("search", "kickoff"), ("ls",)):
+        assert found(*command, "--tag", "project") == set(ids[:2]), command  # not "projector"
+        assert found(*command, "--tag", "#Project/Alpha") == set(ids[:1]), command
+        assert found(*command, "--tag", "project/beta") == set(ids[1:2]), command
+
+
 @pytest.mark.parametrize("kinds", [("-K", "record", "-K", "text"), ("--kind", "record, text")])
 def test_several_kinds_are_all_searched(
     mixle: Run, filled: dict[str, str], kinds: tuple[str, ...]

@@ -88,6 +88,32 @@ def test_a_heading_closes_the_sections_of_its_level_and_below() -> None:
         "A > B > C", "A > B > D", "A > E", "F", "F > G"]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "sections"),
+    [
+        # titled by its file's name, as note-taking apps title a note with no heading
+        ("recipes/Grandma lasagne.md", "- 500 g flour\n- Bake 40 minutes.\n", ["Grandma lasagne"]),
+        ("pages/Kafka Migration.md", "## Decision\nSeven days.\n", ["Kafka Migration > Decision"]),
+        ("journals/2024_03_20.MD", "Met Priya.\n", ["2024_03_20"]),
+        # by its front matter's title (a site's page); a heading of level 1 is its own title
+        ("site/p.md", "---\ntitle: Install  guide\n---\n## Linux\nx\n", ["Install guide > Linux"]),
+        ("notes/a.md", "Intro.\n\n# Title\n\nBody.\n", [None, "Title"]),
+        ("notes/b.md", "Title\n=====\n\nBody.\n", ["Title"]),
+        ("-", "From a pipe.\n", [None]),  # no file name to take
+    ],
+)
+def test_a_note_with_no_title_heading_is_titled_by_its_name(
+    name: str, text: str, sections: list[str | None]
+) -> None:
+    parsed = _parse("markdown", text, ParseContext(name=name))
+    assert [s.section for s in parsed.segments] == sections
+
+
+def test_front_matter_tags_lose_the_hash_notes_write_before_them() -> None:
+    text = '---\ntags: ["#urgent", "#project/alpha", C#]\n---\nbody text\n'
+    assert _parse("markdown", text).segments[0].tags == ["urgent", "project/alpha", "C#"]
+
+
 def test_markdown_front_matter_becomes_tags_and_payload() -> None:
     text = (FIXTURES / "notes" / "guides" / "install.md").read_text()
     seg = _parse("markdown", text).segments[1]

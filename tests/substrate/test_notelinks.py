@@ -165,6 +165,31 @@ def test_a_wiki_style_link_stays_in_the_folder_ingested(tmp_path: Path) -> None:
     assert [s.via for s in multihop(store, "A links", seeds=1).steps] == ["seed"]
 
 
+def test_a_wiki_name_two_notes_bear_finds_the_one_beside_the_linking_note(tmp_path: Path) -> None:
+    # it found the other folder's, as the question fitted it as well: a wrong evidence path
+    _write(
+        tmp_path / "vault",
+        {
+            "home/Standup.md": "# Standup\n\nThe family standup is on Sunday evening.\n",
+            "work/Standup.md": "# Standup\n\nThe work standup is at 09:30 every day.\n",
+            "work/Team.md": "# Team page\n\nOur daily ritual is described in [[Standup]].\n",
+            "Index.md": "# Index\n\nThe ritual of the family: [[Standup]] on Sunday.\n",
+        },
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "vault")
+    assert _followed(store, "Our daily ritual team page") == ("work/Team.md", "work/Standup.md")
+    # none beside it: the name is looked for in the whole folder ingested
+    assert _followed(store, "The ritual of the family") == ("Index.md", "home/Standup.md")
+
+
+def _followed(store: Substrate, query: str) -> tuple[str, str]:
+    """The note the best match for ``query`` is, and the note its first link led to."""
+    steps = multihop(store, query, seeds=1).steps
+    link = next(step for step in steps if step.via == "link")
+    return steps[0].item.provenance["source"], link.item.provenance["source"]
+
+
 def test_a_wiki_name_from_dot_dot_is_read_from_the_linking_notes_folder(tmp_path: Path) -> None:
     _write(
         tmp_path / "notes",

@@ -370,7 +370,7 @@ def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         else:  # a number, true, a mapping: one tag, spelled as JSON; null: none
             values = [] if value is None else [value]
         for v in values:
-            tag = value_text(v).strip()
+            tag = value_text(v).strip().removeprefix("#").strip()  # "#urgent", as notes write it
             if tag and tag not in tags:
                 tags.append(tag)
     return tags, rest

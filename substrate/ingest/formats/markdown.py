@@ -18,6 +18,7 @@ the whole text); sections are slices of the text, so a long file costs little mo
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -31,7 +32,7 @@ from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_f
 from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
-from substrate.notelinks import SECTION_SEPARATOR
+from substrate.notelinks import NOTE_EXTENSIONS, SECTION_SEPARATOR
 
 # A line that could be a heading or a fence, matched where it starts. An ATX heading's title is
 # taken whole and its closing #s cut off after (_atx_title): a lazy title tried the rest of the
@@ -77,7 +78,7 @@ def section_title(title: str) -> str:
 class _Doc:
     """The text, a line counter, and the headings above the current section."""
 
-    __slots__ = ("_line", "_pos", "bodies", "ctx", "first", "parsed", "path", "text")
+    __slots__ = ("_line", "_pos", "bodies", "ctx", "first", "parsed", "path", "text", "titled")
 
     def __init__(self, text: str, ctx: ParseContext, parsed: Parsed) -> None:
         self.text = text
@@ -90,6 +91,7 @@ class _Doc:
         self._line = 1
         self.bodies = 0  # sections emitted for the text under their heading
         self.first: tuple[int, str, str | None] | None = None  # the first heading with words
+        self.titled = False  # a heading of level 1 was met: the note's title
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos`` (positions must be asked for in increasing order)."""
@@ -146,6 +148,7 @@ class _Doc:
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
         if self.first is None and _WORDS.search(text):  # (its own name, not its path's)
             self.first = (level, name, anchor)
+        self.titled = self.titled or level == 1
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:
@@ -272,8 +275,32 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     status = note_status(text, start)  # "- Status: Proposed" too
     if status is not None:
         fields.setdefault("status", status)
+    if not doc.titled:
+        _under_title(parsed.segments, _untitled_name(fields, ctx.name))
     if tags or fields:
         for seg in parsed.segments:
             seg.tags = list(tags)
             seg.payload = dict(fields)
     return parsed
+
+
+def _untitled_name(fields: dict[str, Any], name: str) -> str:
+    """The title of a note with no heading of level 1: its front matter's ``title`` (a site's
+    page), else its file's name (as note-taking apps title a note), "" for neither."""
+    title = fields.get("title")
+    if isinstance(title, str) and title.strip():
+        return section_title(" ".join(title.split()))
+    base = posixpath.basename(name)
+    stem, dot, extension = base.rpartition(".")
+    return (
+        section_title(stem) if dot and stem and f".{extension.lower()}" in NOTE_EXTENSIONS else ""
+    )
+
+
+def _under_title(segments: list[Segment], title: str) -> None:
+    """Put each section of a note under its ``title``, as a heading of level 1 would: a note
+    titled by its name alone ("Grandma lasagne.md", "2024-03-15.md") is found by it."""
+    if not title:
+        return
+    for seg in segments:
+        seg.section = f"{title}{SECTION_SEPARATOR}{seg.section}" if seg.section else title
