@@ -190,7 +190,9 @@ def _stated(gap: str) -> str:
     """The pattern of a password stated in a sentence, ``gap`` between the verb and it."""
     return (
         r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw|" + _NAMED_KEY + r"|token))"
-        r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
+        # (said of something in up to three words: "for db01", "for the VPN", "of my bank's
+        # app")
+        r"(?:[ \t]+(?i:for|of|to)(?:[ \t]+[\w.\-@'\u2019]{1,40}){1,3})?"
         r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)"
         r"[ \t]+to|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was):?)"
         + gap

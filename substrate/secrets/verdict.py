@@ -65,6 +65,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         and _glued(text[m.start() - 1])
         and text[m.start() - 1] not in rule.joins
         and not _marked(m, rule, text)
+        and not _SEPARATOR_AT_END.search(text, max(0, m.start() - 16), m.start())
         and not _path_component(m, text)
     ):
         return
@@ -139,6 +140,10 @@ def _marked(m: re.Match[str], rule: Rule, text: str) -> bool:
 # A line break or tab as a string literal escapes it, a character as JSON, Go or JavaScript
 # escape it (\u0022, \x22), or as a URL encodes it
 _ESCAPE_AT_END = re.compile(r"(?:\\[nrt]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2})$")
+# What may end in a letter right before any token, and is no part of it: an escaped line
+# break or tab ("key:\\tAKIA…" in a log's JSON), or a terminal's colour code (a CI log's
+# "\x1b[1m" before what it prints in bold)
+_SEPARATOR_AT_END = re.compile(r"(?:\\[nrt]|\x1b\[[0-9;?]*[A-Za-z])$")
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:

@@ -435,3 +435,15 @@ def test_a_recovery_phrase_under_its_name_is_found_and_masked(text: str) -> None
     for size in (12, 24):
         secret = " ".join(phrase.split()[:size])
         assert _masked("wallet.md", text.format(secret), secret), (text, size)
+
+
+def test_a_token_after_a_colour_code_or_an_escaped_tab_is_found() -> None:
+    # a CI log prints a token in bold ("\x1b[1m" ends in a letter, as a longer run would)
+    token = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
+    key_id = "AKIA" + "".join(_R.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+    for text, secret in [
+        (f"\x1b[1m{token}\x1b[0m", token),
+        (f"export AWS_ACCESS_KEY_ID=\x1b[33m{key_id}\x1b[0m", key_id),
+        (f"key:\\t{key_id}", key_id),  # an escaped tab, as JSON writes one
+    ]:
+        assert _masked("ci.log", text, secret), text

@@ -316,6 +316,9 @@ def test_rules_are_declarative_and_compile() -> None:
         ("password is {}", True),
         ("The admin password was {}.", True),
         ("the password for db01 is '{}'", True),
+        ("The password for the VPN is {}.", True),  # said of something in a few words
+        ("the password of my bank's app was {}", True),
+        ("the password for resetting accounts is sent by mail", False),
         ("# the passphrase is `{}`", True),
         ("Passwords: the password is stored in the vault", False),
         ("Your password is incorrect.", False),
