@@ -103,7 +103,9 @@ def _console(file: Any) -> Console:
             shown = (printable(o) if isinstance(o, str) else o for o in objects)
             super().print(*shown, **kwargs)
 
-    console = PrintableConsole(file=file, highlight=False, soft_wrap=True)
+    # (no emoji: rich reads ":rocket:" in a quote or a file's name as one, and output shows
+    # what the shard holds)
+    console = PrintableConsole(file=file, highlight=False, soft_wrap=True, emoji=False)
     console.on_broken_pipe = broken_pipe  # type: ignore[method-assign]
     return console
 

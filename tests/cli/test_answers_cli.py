@@ -277,6 +277,21 @@ def test_ask_extractive_with_citations(mixle: Run, shop: dict[str, str]) -> None
     assert evidence["where"].startswith("docs/refunds.md:")
 
 
+def test_a_quote_and_a_file_name_show_emoji_codes_as_written(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # rich read ":rocket:" as an emoji: the quote said what the note does not
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "plan :fire: now.md").write_text(
+        "# Plan\n\nThe smoke test runs on :rocket: day, every Thursday.\n"
+    )
+    assert mixle("ingest", str(notes), "-q").exit_code == 0
+    for command in (("ask", "When does the smoke test run?"), ("search", "smoke test")):
+        out = mixle(*command).stdout
+        assert ":rocket:" in out and ":fire:" in out and "\U0001f680" not in out, command
+
+
 @pytest.mark.parametrize(
     "pasted",
     [
