@@ -253,6 +253,17 @@ def test_a_line_still_being_written_is_read_once_it_ends(tmp_path: Path) -> None
     assert _stale(Substrate(shard)) == []
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_wide_encoded_file_written_moments_ago_is_read_whole(
+    tmp_path: Path, encoding: str
+) -> None:
+    # its last line was cut at the byte "\n", half a character: "invalid UTF-16", no items
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes(_rows("first", "second").encode(encoding))  # (now, as PowerShell writes)
+    report = ingest_path(Substrate(tmp_path / "shard"), runs)
+    assert (report.items_added, report.files_failed) == (2, 0)
+
+
 def test_a_broken_last_line_written_long_ago_is_a_failure(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
     _write(runs, _rows("first") + '{"input": "cut sh')  # (dated ten seconds back)

@@ -23,6 +23,7 @@ from substrate.ingest.segment import LineIssue, Parsed, Segment, mark_secrets_ac
 from substrate.ingest.textio import bad_byte
 from substrate.limits import STORABLE_INTS
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
+from substrate.widetext import wide_encoding
 
 # orjson reads an integer past 64 bits as a float (its last digits lost), and the log cannot
 # store one as a number: such integers are kept exactly, as strings of their digits.
@@ -37,6 +38,8 @@ def without_a_line_being_written(data: bytes) -> bytes:
     cut = data.rfind(b"\n") + 1
     if cut in (0, len(data)):  # every line ended, or none (a file of no line is no log)
         return data
+    if wide_encoding(data) is not None:  # UTF-16 or -32 (as PowerShell writes): its line
+        return data  # ends are not single bytes, and a cut at one left half a character
     try:
         loads(data[cut:].decode("utf-8", "replace"))
     except (ValueError, TooDeep):  # (orjson's JSONDecodeError is a ValueError)
