@@ -521,7 +521,8 @@ def ingest(
     A folder's walk leaves out what its .gitignore files and a .mixleignore (same syntax, for
     files only mixle should pass by, such as one that is not UTF-8) name, and the copies sync
     and merge tools leave beside a file ("x (conflicted copy ...).md", "x.sync-conflict-...",
-    "x_REMOTE_123.md", logseq/bak/), which it tells of.
+    "x_REMOTE_123.md", logseq/bak/) and the lock files package managers write
+    (package-lock.json), which it tells of.
     """
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")

@@ -127,3 +127,14 @@ def tool_copy(rel: str) -> bool:
     ):
         return False
     return _TOOL_COPY.search(rel) is not None
+
+
+# The files package managers write to pin every dependency, in JSON: megabytes of names and
+# versions in one object, which no note asks of and whose one record answered questions slowly
+_LOCK_FILES = ("package-lock.json", "npm-shrinkwrap.json", "packages.lock.json")
+
+
+def lock_file(rel: str) -> bool:
+    """Whether the file at ``rel`` (its path within the folder walked) is a package manager's
+    lock file (``_LOCK_FILES``)."""
+    return rel.endswith(_LOCK_FILES) and rel.rpartition("/")[2] in _LOCK_FILES

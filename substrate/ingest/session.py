@@ -25,7 +25,7 @@ from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import detect_format, file_format, tool_copy
+from substrate.ingest.detect import detect_format, file_format, lock_file, tool_copy
 from substrate.ingest.earlier import (
     CARRIED_KEYS,
     carried_line,
@@ -142,6 +142,14 @@ def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
         return (item.kind, item.text, item.payload, item.scope, item.tags, item.links, provenance)
 
     return kept(new) == kept(old)
+
+
+def _left_out_by_name(rel: str) -> str | None:
+    """Why a folder's walk passes over the file at ``rel`` by its name alone, if it does: a
+    copy a sync tool left beside a note, or a package manager's lock file."""
+    if tool_copy(rel):
+        return status.TOOL_COPY
+    return status.LOCK_FILE if lock_file(rel) else None
 
 
 def _left_as_stored(done: Prepared, kept: set[str], previous: dict[str, SubstrateItem]) -> bool:
@@ -711,8 +719,9 @@ class IngestSession:
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)
             return None
-        if not asked_for and tool_copy(entry.rel):
-            self.settle(self.outcome, source, key, status.SKIPPED, status.TOOL_COPY)
+        left_out = None if asked_for else _left_out_by_name(entry.rel)
+        if left_out is not None:
+            self.settle(self.outcome, source, key, status.SKIPPED, left_out)
             self.unclaim(key)  # (ingested before it was known so: its items go)
             return None
         known = None

@@ -16,7 +16,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.freshness import check_freshness, content_hash
 from substrate.gate import admit
 from substrate.ingest import IngestReport, ingest_path, ingest_text
-from substrate.ingest.report import BINARY, TOOL_COPY
+from substrate.ingest.report import BINARY, LOCK_FILE, TOOL_COPY
 from substrate.ingest.textio import content_digest
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -745,6 +745,24 @@ def test_a_file_read_while_the_run_is_cancelled_is_kept(
     # and, the one file named being all there was to do, the run is not told to be run
     # again (`mixle ingest` said "run the command again to finish")
     assert not report.cancelled
+
+
+def test_a_package_manager_s_lock_file_is_passed_over_unless_named(tmp_path: Path) -> None:
+    # megabytes of pinned versions in one record, quoted (slowly) by answers about packages
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "package.json").write_text('{"name": "web", "description": "the shop front"}')
+    lock = '{"name": "web", "packages": {"node_modules/left-pad": {"version": "1.3.0"}}}'
+    for name in ("package-lock.json", "npm-shrinkwrap.json", "packages.lock.json"):
+        (web / name).write_text(lock)
+    store = Substrate()
+    report = ingest_path(store, web)
+    assert [item.provenance["source"] for item in store.iter_items()] == ["package.json"]
+    skipped = {o.source: o.reason for o in report.files if o.status == "skipped"}
+    assert skipped == dict.fromkeys(
+        ["npm-shrinkwrap.json", "package-lock.json", "packages.lock.json"], LOCK_FILE
+    )
+    assert ingest_path(store, web / "package-lock.json").items_added == 1  # named: read
 
 
 def test_copies_a_sync_or_merge_tool_left_are_passed_over_and_told(tmp_path: Path) -> None:
