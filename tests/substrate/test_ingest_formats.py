@@ -109,6 +109,18 @@ def test_a_note_with_no_title_heading_is_titled_by_its_name(
     assert [s.section for s in parsed.segments] == sections
 
 
+def test_a_list_item_s_heading_is_a_heading_as_logseq_outlines_write_them() -> None:
+    text = (
+        "- ## Overview\n\t- The cluster has five nodes.\n"
+        "- ## Maintenance\n\t- Patch window is Sunday 03:00 UTC.\n- #tag, no heading\n"
+    )
+    parsed = _parse("markdown", text, ParseContext(name="pages/cluster.md"))
+    assert [(s.section, s.line_start, s.line_end) for s in parsed.segments] == [
+        ("cluster > Overview", 1, 2),
+        ("cluster > Maintenance", 3, 5),
+    ]
+
+
 def test_front_matter_tags_lose_the_hash_notes_write_before_them() -> None:
     text = '---\ntags: ["#urgent", "#project/alpha", C#]\n---\nbody text\n'
     assert _parse("markdown", text).segments[0].tags == ["urgent", "project/alpha", "C#"]

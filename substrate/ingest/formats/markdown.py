@@ -2,9 +2,11 @@
 
 A section keeps its heading path (``Install > Linux``, each heading as its text reads without
 inline markup, cut to about 200 characters) in provenance, and the explicit id of its heading
-(``{#linux}``), if any, as its ``anchor``. Headings are ATX (``#``) or setext (a one-line
-paragraph underlined with ``===`` or ``---``); lines inside fenced code blocks, or in an HTML
-comment opened at the start of a line, are never headings. Front matter (``---`` YAML or
+(``{#linux}``), if any, as its ``anchor``. Headings are ATX (``#``, a list item's too, as
+Logseq writes them: ``- ## Linux``) or setext (a one-line paragraph underlined with ``===`` or
+``---``); lines inside fenced code blocks, or in an HTML comment opened at the start of a line,
+are never headings. A note with no heading of level 1 is titled by its front matter's title or
+its file's name. Front matter (``---`` YAML or
 ``+++`` TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields
 (everything else) of every item of the file. A heading with no text under it gives an item of
 its own when no deeper heading follows it (its words are said nowhere else; one over deeper
@@ -39,7 +41,9 @@ from substrate.notelinks import NOTE_EXTENSIONS, SECTION_SEPARATOR
 # pattern after each of its characters. Its groups are read all at once, in this order.
 _LINE = re.compile(
     r" {0,3}(?:"
-    r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"  # ATX heading (its closing #s: _atx_title)
+    # ATX heading (its closing #s: _atx_title), perhaps a list item's, as Logseq's outlines
+    # write every heading ("- ## Maintenance")
+    r"(?:[-*+][ \t]+(?=#))?(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"
     r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
     r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
     r"|(?P<comment><!--).*"  # an HTML comment: no heading inside it until it closes
@@ -50,7 +54,7 @@ _LINE = re.compile(
 # for the line break before it (a literal the regex engine skips to) looks at no more than the
 # first characters of each line, and _LINE is matched at the few lines found. Marks without
 # indentation come first: an alternative starting with a literal fails at its first character.
-_MARK_START = "[#=]|```|~~~|--|<!--"
+_MARK_START = "[#=]|```|~~~|--|<!--|[-*+][ \t]#"
 _NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
