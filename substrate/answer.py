@@ -176,9 +176,10 @@ def strip_citations(text: str) -> str:
     return _SPACE_BEFORE_STOP.sub(r"\1", CITATION.sub("", text)).strip()
 
 
-# White space before punctuation, from the start of its run only: tried from each blank of a
-# long run, the search read the rest of the run each time.
-_SPACE_BEFORE_STOP = re.compile(r"(?<!\s)\s++([.,;:!?])")
+# White space before punctuation that ends a word (a citation taken out leaves "said ."), from
+# the start of its run only: tried from each blank of a long run, the search read the rest of
+# the run each time. Not before one that opens a word (":rocket:", "on .NET").
+_SPACE_BEFORE_STOP = re.compile(r"(?<!\s)\s++([.,;:!?])(?![^\s\"'`)\]}.,;:!?*_])")
 _MASK = re.compile(MASK_PATTERN)
 
 
