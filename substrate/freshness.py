@@ -33,6 +33,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.cloudfiles import in_the_cloud
 from substrate.durations import format_duration
 from substrate.errors import require_number
 from substrate.item import SubstrateItem
@@ -194,6 +195,8 @@ class FileChecker:
         if state.unreadable:
             return f"changed: '{ref}' cannot be read to compare it with ingest"
         if not state.exists:
+            if in_the_cloud(path):
+                return f"moved: referenced path '{ref}' is kept in iCloud, not on this disk"
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
         if "ingested_at" in prov and ref != prov.get("path"):

@@ -515,8 +515,9 @@ def ingest(
     replaced in one atomic write, and the items of files that disappeared, or that the walk
     now leaves out (an ignore rule, a hidden file without --hidden), are removed (see
     --no-prune), unless the walk of a folder found no file at all: then they are kept (see
-    --prune-empty). A new file with the content of a file gone from the disk, even from
-    another folder, was moved: the gone file's items are removed.
+    --prune-empty), or iCloud keeps it online only (a .NAME.icloud in its place). A new file
+    with the content of a file gone from the disk, even from another folder, was moved: the
+    gone file's items are removed.
 
     A folder's walk leaves out what its .gitignore files and a .mixleignore (same syntax, for
     files only mixle should pass by, such as one that is not UTF-8) name, and the copies sync

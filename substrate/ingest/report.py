@@ -35,6 +35,8 @@ SHARD_FILE = "one of a mixle shard's own files (the shard holds its items, each 
 SHARD_LOG = "a mixle shard's log (its lines are that shard's items, each in its scope), not data"
 # Why a copy a sync or merge tool left beside a note is passed over in a folder's walk
 TOOL_COPY = "a copy a sync or merge tool left beside the file (name it to ingest it)"
+# Why the items of a file iCloud evicted (a ".NAME.icloud" in its place) are kept
+IN_THE_CLOUD = "kept in iCloud, not on this disk (its items are kept; download it to read it)"
 # Why a package manager's lock file is passed over in a folder's walk
 LOCK_FILE = "a lock file a package manager writes (name it to ingest it)"
 # The reason of a file removed because a new file of this run holds its content

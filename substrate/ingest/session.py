@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from substrate.cloudfiles import in_the_cloud
 from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
@@ -1192,6 +1193,10 @@ class IngestSession:
             if any(shown == path or shown.startswith(path + os.sep) for path in kept):
                 continue
             if masked_kept and shown != key:
+                continue
+            if in_the_cloud(shown):  # not gone: its items stay until it is back
+                source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
+                self.outcome(source, shown, status.SKIPPED, status.IN_THE_CLOUD)
                 continue
             removal = self.removal_of_gone(key)
             if removal is None:

@@ -16,7 +16,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.freshness import check_freshness, content_hash
 from substrate.gate import admit
 from substrate.ingest import IngestReport, ingest_path, ingest_text
-from substrate.ingest.report import BINARY, LOCK_FILE, TOOL_COPY
+from substrate.ingest.report import BINARY, IN_THE_CLOUD, LOCK_FILE, TOOL_COPY
 from substrate.ingest.textio import content_digest
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -745,6 +745,29 @@ def test_a_file_read_while_the_run_is_cancelled_is_kept(
     # and, the one file named being all there was to do, the run is not told to be run
     # again (`mixle ingest` said "run the command again to finish")
     assert not report.cancelled
+
+
+def test_a_file_icloud_keeps_online_keeps_its_items(tmp_path: Path) -> None:
+    # iCloud Drive evicts a file by putting ".NAME.icloud" in its place: its items were
+    # removed as a deleted file's, and its questions went unanswered
+    from substrate.freshness import freshness_report
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Roadmap 2024.md").write_text("# Roadmap\n\nWe ship in May.\n")
+    (vault / "Other.md").write_text("# Other\n\nSomething else.\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, vault)
+    (vault / "Roadmap 2024.md").rename(vault / ".Roadmap 2024.md.icloud")
+    report = ingest_path(store, vault)
+    assert report.items_removed == 0 and len(Substrate(tmp_path / "shard")) == 2
+    assert {o.source: o.reason for o in report.files if o.status == "skipped"} == {
+        "Roadmap 2024.md": IN_THE_CLOUD
+    }
+    [stale] = freshness_report(Substrate(tmp_path / "shard"))["stale"]
+    assert "kept in iCloud" in stale["signals"][0]
+    (vault / ".Roadmap 2024.md.icloud").unlink()  # deleted for good: its items go
+    assert ingest_path(store, vault).items_removed == 1
 
 
 def test_a_package_manager_s_lock_file_is_passed_over_unless_named(tmp_path: Path) -> None:
