@@ -121,6 +121,16 @@ def test_a_list_item_s_heading_is_a_heading_as_logseq_outlines_write_them() -> N
     ]
 
 
+def test_tags_written_in_a_note_s_text_are_its_section_s_tags() -> None:
+    text = (
+        "---\ntags: [home]\n---\n# Alpha\n\nKickoff #project/alpha with #Ops, again #ops.\n"
+        "Not tags: C#, issue #12, a [link](#alpha), `#code`, http://x/#frag.\n\n"
+        "## Build\n\n```sh\n#include <stdio.h>\n```\n"
+    )
+    parsed = _parse("markdown", text)
+    assert [s.tags for s in parsed.segments] == [["home", "project/alpha", "Ops", "ops"], ["home"]]
+
+
 def test_front_matter_tags_lose_the_hash_notes_write_before_them() -> None:
     text = '---\ntags: ["#urgent", "#project/alpha", C#]\n---\nbody text\n'
     assert _parse("markdown", text).segments[0].tags == ["urgent", "project/alpha", "C#"]

@@ -8,7 +8,8 @@ Logseq writes them: ``- ## Linux``) or setext (a one-line paragraph underlined w
 are never headings. A note with no heading of level 1 is titled by its front matter's title or
 its file's name. Front matter (``---`` YAML or
 ``+++`` TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields
-(everything else) of every item of the file. A heading with no text under it gives an item of
+(everything else) of every item of the file; tags written in a section's text
+(``#project/alpha``: ``inlinetags``) are its own. A heading with no text under it gives an item of
 its own when no deeper heading follows it (its words are said nowhere else; one over deeper
 headings is in their section paths); a document of nothing but headings is one item holding
 them all, under the first (its title), and one of nothing but front matter is one item holding
@@ -30,6 +31,7 @@ from substrate.ingest.chunk import placed_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.headings import ANCHOR, heading_text
+from substrate.ingest.formats.inlinetags import inline_tags, may_hold_tags
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_fenced_code
 from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
@@ -281,9 +283,12 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
         fields.setdefault("status", status)
     if not doc.titled:
         _under_title(parsed.segments, _untitled_name(fields, ctx.name))
-    if tags or fields:
-        for seg in parsed.segments:
-            seg.tags = list(tags)
+    tagged = may_hold_tags(text)  # (one look at the whole text: most notes write none)
+    for seg in parsed.segments:
+        written = inline_tags(seg.text) if tagged else []  # "#project/alpha", as vaults do
+        if tags or written:
+            seg.tags = list(dict.fromkeys([*tags, *written]))
+        if fields:
             seg.payload = dict(fields)
     return parsed
 
