@@ -173,8 +173,7 @@ class ItemBuilder:
         if self.drop_empty and seg.kind == "text" and is_blank(seg.text) and not seg.payload:
             return
         section = str(provenance.get("section") or "")
-        key = (seg.kind, section, seg.text, canonical(seg.payload))
-        self._seen[key] = self._seen.get(key, 0) + 1
+        _counted(self._seen, seg.kind, section, seg.text, canonical(seg.payload))
 
     def _admitted(self, item: SubstrateItem) -> SubstrateItem:
         """``item`` through the gate, its secrets noted and its redactions counted."""
@@ -272,11 +271,19 @@ def _occurrence(
     section, kind, text and payload (``body``) came before it in its file (counted in
     ``seen``), so that its id survives edits elsewhere in the file."""
     section = str(item.provenance.get("section") or "")
+    return f"{section}#{_counted(seen, item.kind, section, item.text, body)}"
+
+
+def _counted(
+    seen: dict[tuple[str, str, str, bytes], int], kind: str, section: str, text: str, body: bytes
+) -> int:
+    """How many items of this ``kind``, ``section``, ``text`` and payload (``body``) came
+    before in the file, as ``seen`` counts them; this one is counted too."""
     # kept for the whole file: a right-sized copy, as orjson's result holds ~4 KB
-    key = (item.kind, section, item.text, bytes(memoryview(body)))
+    key = (kind, section, text, bytes(memoryview(body)))
     n = seen.get(key, 0)
     seen[key] = n + 1
-    return f"{section}#{n}"
+    return n
 
 
 def _mask_copies(

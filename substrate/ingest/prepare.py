@@ -19,6 +19,7 @@ from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.jsonl import without_a_line_being_written
+from substrate.ingest.formats.traces import SAMPLE_ROWS
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
@@ -31,12 +32,14 @@ from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
 from substrate.secrets.paths import find_secrets_in_path
+from substrate.secrets.rules import rules_digest
 from substrate.secrets.screen import (
     may_hold_secrets,
     path_slices_may_hold_secrets,
     slices_may_hold_secrets,
 )
 from substrate.versions import PARSER_VERSION
+from substrate.widetext import wide_encoding
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -79,6 +82,7 @@ class IngestOptions:
         text = "\x1f".join(
             [
                 PARSER_VERSION,
+                rules_digest(),  # (the gate's rules: a new one reaches every file once)
                 self.scope,
                 "\x1e".join(self.tags),
                 self.as_format or "",
@@ -264,7 +268,8 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
     done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
     done.grown_from = _grown_from(ticket, data)
-    if done.grown_from and ticket.fmt in PER_LINE_FORMATS:
+    # (in UTF-16 or -32 a byte 0x0A is also part of other characters: no count of lines)
+    if done.grown_from and ticket.fmt in PER_LINE_FORMATS and wide_encoding(data) is None:
         done.lines_before = data.count(b"\n", 0, done.grown_from)
     return _Read(done, data)
 
@@ -314,7 +319,7 @@ def _gated(
     wherever it stands bare, in earlier lines too)."""
     done = step.done
     after = done.lines_before
-    if after and not _secrets_cut(step.parsed.segments, after, options):
+    if after and _read_alike(step.parsed.segments, after, options):
         added = _gated_lines(ticket, step, screen, options, fingerprint, encoded, after)
         if added is not None:
             return added
@@ -324,12 +329,15 @@ def _gated(
     return built
 
 
-def _secrets_cut(segments: Sequence[Segment], after: int, options: IngestOptions) -> bool:
-    """Whether a segment of the first ``after`` lines carries parts of secrets to mask (found
-    across segments): its item, built again, would be masked."""
-    return options.redact and any(
-        seg.secrets is not None for seg in segments if seg.line_end and seg.line_end <= after
-    )
+def _read_alike(segments: Sequence[Segment], after: int, options: IngestOptions) -> bool:
+    """Whether the segments of the first ``after`` lines are those the last reading gave: the
+    rows that tell traces from records (``SAMPLE_ROWS``) all lie among them, and none carries
+    parts of secrets to mask (found across segments: its item, built again, would be
+    masked)."""
+    before = [seg for seg in segments if seg.line_end and seg.line_end <= after]
+    if len({seg.line_start for seg in before}) < SAMPLE_ROWS:
+        return False  # (a row added may be among those that decide what the file is)
+    return not (options.redact and any(seg.secrets is not None for seg in before))
 
 
 def _gated_lines(

@@ -10,6 +10,8 @@ field of an entry means: ``secrets.rule``.
 
 from __future__ import annotations
 
+import hashlib
+
 from substrate.secrets.assignments import ASSIGNMENT_RULES
 from substrate.secrets.localized import LOCALIZED_RULES
 from substrate.secrets.passwordcommands import PASSWORD_COMMAND_RULES
@@ -309,3 +311,12 @@ RULES: tuple[Rule, ...] = (
     + LOCALIZED_RULES
 )
 RULE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(rule.name for rule in RULES))
+
+
+def rules_digest() -> str:
+    """A digest of the rule table: what an ingest records with its options, so that a file
+    read under other rules is read again (its earlier lines too, when it only grew)."""
+    table = "\x1e".join(
+        "\x1f".join((rule.name, rule.pattern, rule.kind, *rule.keywords)) for rule in RULES
+    )
+    return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()

@@ -66,7 +66,7 @@ def test_lines_added_are_built_alone_and_given_the_ids_a_whole_reading_gives(
     # file: 3.4 s for one line); an id counts the identical rows before it, in the earlier
     # lines too, so the lines added must be counted after them
     runs = tmp_path / "runs.jsonl"
-    _write(runs, _rows("ping", "alpha", "ping") + "\n{not json\n" + _rows("beta"))
+    _write(runs, _rows("ping", "alpha", "ping", "pong") + "\n{not json\n" + _rows("beta"))
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), runs)
     built: list[str] = []
@@ -78,7 +78,7 @@ def test_lines_added_are_built_alone_and_given_the_ids_a_whole_reading_gives(
         report = ingest_path(Substrate(shard), runs, jobs=1)
         assert len(built) == added.count("input")  # the lines added, not the file
         assert report.items_removed == report.items_rewritten == 0
-        assert [issue.line for issue in report.issues] == [5]  # the bad line, still told
+        assert [issue.line for issue in report.issues] == [6]  # the bad line, still told
     assert report.items_added == 3
     whole = tmp_path / "whole"
     ingest_path(Substrate(whole), runs)  # the same file read whole, in another shard
@@ -86,6 +86,71 @@ def test_lines_added_are_built_alone_and_given_the_ids_a_whole_reading_gives(
         i.id for i in Substrate(whole).iter_items()
     }
     assert ingest_path(Substrate(shard), runs).files_unchanged == 1
+
+
+def _added_alone(
+    shard: Path, path: Path, added: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, set[str]]:
+    """Append ``added`` to ``path`` and ingest it: how many items were built, and the ids
+    stored, which a whole reading of the file in a fresh shard must give too."""
+    built: list[str] = []
+    build = ItemBuilder.build
+    with monkeypatch.context() as patch:
+        patch.setattr(ItemBuilder, "build", lambda *a, **kw: built.append("") or build(*a, **kw))
+        _write(path, added, append=True)
+        ingest_path(Substrate(shard), path, jobs=1)
+    whole = shard.with_name(shard.name + "-whole")
+    ingest_path(Substrate(whole), path)
+    assert {i.id for i in Substrate(whole).iter_items()} == {
+        i.id for i in Substrate(shard).iter_items()
+    }
+    return len(built), {i.kind for i in Substrate(shard).iter_items()}
+
+
+def test_a_file_of_few_rows_that_grew_is_read_whole_as_its_rows_tell_what_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two trace rows, then three rows of other fields: records, not traces, and all of it so
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows("alpha", "beta"))
+    ingest_path(Substrate(tmp_path / "shard"), runs)
+    added = "".join(json.dumps({"note": f"n{n}", "expected": "x"}) + "\n" for n in range(3))
+    built, kinds = _added_alone(tmp_path / "shard", runs, added, monkeypatch)
+    assert (built, kinds) == (5, {"record"})
+
+
+def test_lines_added_to_a_big_endian_utf16_file_are_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a byte 0x0A in "Њ" (U+040A) was counted as a line's end: the lines added were taken
+    # for earlier ones, built by no one, and lost
+    def rows(*texts: str) -> bytes:
+        lines = (json.dumps({"input": t, "answer": "a"}, ensure_ascii=False) for t in texts)
+        return "".join(line + "\n" for line in lines).encode("utf-16-be")
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_bytes(rows(*(f"Њ question {n}" for n in range(6))))
+    when = time.time() - 10
+    os.utime(runs, (when, when))
+    ingest_path(Substrate(tmp_path / "shard"), runs)
+    with runs.open("ab") as fh:
+        fh.write(rows("Њ one more"))
+    os.utime(runs, (when + 1, when + 1))
+    report = ingest_path(Substrate(tmp_path / "shard"), runs)
+    assert report.items_added == 1 and len(Substrate(tmp_path / "shard")) == 7
+
+
+def test_a_gate_of_other_rules_reads_the_earlier_lines_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a rule added since would never reach the earlier lines of a file that only grows: the
+    # options a file was read with hold the rules
+    from substrate.ingest.prepare import IngestOptions
+    from substrate.secrets import rules
+
+    before = IngestOptions().fingerprint()
+    monkeypatch.setattr(rules, "RULES", rules.RULES[:-1])
+    assert IngestOptions().fingerprint() != before
 
 
 def _table(rows: int) -> str:

@@ -34,7 +34,8 @@ def without_a_line_being_written(data: bytes) -> bytes:
     """``data``, a file of a document per line written to moments ago, without its last line
     when that has no line end yet and is no JSON: its writer is still writing it (an agent
     appending a trace). It is read once it ends; read now, it failed the run, and once ended
-    made the file no longer one that only grew, so that all its lines were written again."""
+    made the file no longer one that only grew, so that all its lines were written again.
+    A file in UTF-16 or UTF-32 is read whole (no byte ends its lines)."""
     cut = data.rfind(b"\n") + 1
     if cut in (0, len(data)):  # every line ended, or none (a file of no line is no log)
         return data

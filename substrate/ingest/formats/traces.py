@@ -34,7 +34,11 @@ def is_trace_row(value: Any) -> bool:
     return isinstance(value, dict) and "input" in value and any(k in value for k in ANSWER_KEYS)
 
 
-def looks_like_traces(rows: list[tuple[int, Any]], sample: int = 5) -> bool:
+# The first rows of a JSON Lines file that tell whether it holds traces
+SAMPLE_ROWS = 5
+
+
+def looks_like_traces(rows: list[tuple[int, Any]], sample: int = SAMPLE_ROWS) -> bool:
     """Whether the first rows of a JSON Lines file (up to ``sample``) read as traces: at least
     half of them trace rows, and the others runs that gave no answer, with no field the
     answered rows do not have. A harvest holds such runs: one of them among the first rows
