@@ -137,4 +137,4 @@ _LOCK_FILES = ("package-lock.json", "npm-shrinkwrap.json", "packages.lock.json")
 def lock_file(rel: str) -> bool:
     """Whether the file at ``rel`` (its path within the folder walked) is a package manager's
     lock file (``_LOCK_FILES``)."""
-    return rel.endswith(_LOCK_FILES) and rel.rpartition("/")[2] in _LOCK_FILES
+    return rel.rpartition("/")[2] in _LOCK_FILES

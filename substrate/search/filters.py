@@ -21,7 +21,8 @@ class SearchFilters:
     Attributes:
         kind: only items of this kind (or of any of these kinds, a tuple once built).
         scopes: only items whose scope is one of these (e.g. the scopes visible to a caller).
-        tags: only items carrying every one of these tags (in any case: "ADR" is "adr").
+        tags: only items carrying every one of these tags (in any case: "ADR" is "adr"; a
+            "#" before one aside), or a tag nested under it ("project/alpha" for "project").
         source_prefix: only items whose source (``provenance["source"]``, relative to the
             folder ingested) or absolute path (``["path"]``) is this path or lies under it
             (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``), or whose path ends with

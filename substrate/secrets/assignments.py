@@ -38,8 +38,12 @@ _QUOTED = (
 # (a comma or a full stop of Chinese or Japanese ends it too: "...，请勿外传" is a note)
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\，。；、]++|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))++)"""
 # (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``;
-# and "key:: value", a Dataview field or a Logseq property, not C++'s "Key::value")
-_OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|::(?=[ \t])|:(?!:))"
+# and "key:: value", a Dataview field or a Logseq property, not C++'s "Key::value" nor
+# Haskell's "secretKey :: ByteString", a type)
+_OPS = (
+    r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|(?<![ \t])::(?=[ \t])"
+    r"|:(?!:))"
+)
 
 # A value quoted with \" in a string: JSON escaped in one ("{\"user\":\"db\",\"password\":
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
@@ -100,7 +104,8 @@ _LINE_VALUE = (
     r"(?m:^)(?=[^\n=:]*[=:])[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?"
     + _KEY
     # ("key:: value" too, a Dataview field or a Logseq property; not C++'s "Key::value")
-    + r"[ \t]*(?:=|:(?!:)|::(?=[ \t]))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]++|(?<![ \t])#)*)"
+    + r"[ \t]*(?:=|:(?!:)|(?<![ \t])::(?=[ \t]))[ \t]*"
+    r"(?P<su>[^\s\"'`#](?:[^\r\n#]++|(?<![ \t])#)*)"
 )
 # A setting written "NAME VALUE" on a line of its own: a Dockerfile's ENV DB_PASSWORD ...,
 # redis.conf's requirepass ... and masterauth ..., a .properties file's "db.password ...". The

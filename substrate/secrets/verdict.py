@@ -623,10 +623,13 @@ def _phrase_valid(
     rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
 ) -> bool:
     """A recovery phrase: as many words as a wallet gives (12, 15, 18, 21 or 24), mostly
-    distinct ("word word word ..." shows the form), and no sentence (one of 12 words holds
-    several of the words a sentence is made with; a phrase of random words, one at most)."""
+    distinct ("word word word ..." shows the form), of a wallet list's lengths (five letters
+    on average: "add sub mul div ..." lists a processor's mnemonics), and no sentence (one of
+    12 words holds several of the words a sentence is made with; random words, one at most)."""
     words = secret.split()
     if len(words) not in (12, 15, 18, 21, 24) or len(set(words)) < len(words) * 2 // 3:
+        return False
+    if sum(map(len, words)) < 4 * len(words):
         return False
     return sum(word in _SENTENCE_WORDS for word in words) <= 1
 

@@ -111,14 +111,20 @@ def test_a_note_with_no_title_heading_is_titled_by_its_name(
 
 def test_a_list_item_s_heading_is_a_heading_as_logseq_outlines_write_them() -> None:
     text = (
-        "- ## Overview\n\t- The cluster has five nodes.\n"
-        "- ## Maintenance\n\t- Patch window is Sunday 03:00 UTC.\n- #tag, no heading\n"
+        "- ## Overview\n\t- The cluster has five nodes.\n\t- ### Nodes\n\t\t- Five.\n"
+        "-  ## Maintenance\n\t- Patch window is Sunday 03:00 UTC.\n- #tag, no heading\n"
     )
     parsed = _parse("markdown", text, ParseContext(name="pages/cluster.md"))
     assert [(s.section, s.line_start, s.line_end) for s in parsed.segments] == [
         ("cluster > Overview", 1, 2),
-        ("cluster > Maintenance", 3, 5),
+        ("cluster > Overview > Nodes", 3, 4),
+        ("cluster > Maintenance", 5, 7),
     ]
+    # a bullet of level 1 is a README's list of commands as often: its note stays untitled
+    commands = _parse(
+        "markdown", "Setup:\n\n- # install deps\n- npm ci\n", ParseContext(name="R.md")
+    )
+    assert [s.section for s in commands.segments] == ["R"]
 
 
 def test_tags_written_in_a_note_s_text_are_its_section_s_tags() -> None:

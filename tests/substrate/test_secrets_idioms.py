@@ -286,6 +286,8 @@ def test_only_the_password_is_masked() -> None:
         ),
         ("train.py", "seed = 42"),
         ("wallet.md", "mnemonic: word word word word word word word word word word word word"),
+        ("isa.md", "mnemonic: add sub mul div and orr eor lsl lsr asr mov cmp"),  # an ISA's
+        ("Types.hs", "secretKey :: ByteString"),  # a type, in Haskell
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:

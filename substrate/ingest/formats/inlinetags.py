@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from substrate.ingest.formats.notelinks import CODE, without_fenced_code
+from substrate.ingest.formats.notelinks import without_fenced_code
+from substrate.markdowncode import CODE
 
 # (the "#" first, the blank before it looked back at: the search then skips to each "#")
 _TAG = re.compile(r"#(?<!\S#)(?![\d/-]*(?![\w/-]))([\w/-]*\w)")

@@ -2,18 +2,18 @@
 
 A section keeps its heading path (``Install > Linux``, each heading as its text reads without
 inline markup, cut to about 200 characters) in provenance, and the explicit id of its heading
-(``{#linux}``), if any, as its ``anchor``. Headings are ATX (``#``, a list item's too, as
-Logseq writes them: ``- ## Linux``) or setext (a one-line paragraph underlined with ``===`` or
-``---``); lines inside fenced code blocks, or in an HTML comment opened at the start of a line,
-are never headings. A note with no heading of level 1 is titled by its front matter's title or
-its file's name. Front matter (``---`` YAML or
-``+++`` TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields
-(everything else) of every item of the file; tags written in a section's text
-(``#project/alpha``: ``inlinetags``) are its own. A heading with no text under it gives an item of
-its own when no deeper heading follows it (its words are said nowhere else; one over deeper
-headings is in their section paths); a document of nothing but headings is one item holding
-them all, under the first (its title), and one of nothing but front matter is one item holding
-its title. A section's links to other notes are kept in its provenance (``notelinks``).
+(``{#linux}``), if any, as its ``anchor``. Headings are ATX (``#``; a list item's of level 2
+or deeper too, as Logseq writes them: ``- ## Linux``) or setext (a one-line paragraph
+underlined with ``===`` or ``---``); lines inside fenced code blocks, or in an HTML comment
+opened at the start of a line, are never headings. A note with no heading of level 1 is
+titled by its front matter's title or its file's name. Front matter (``---`` YAML or ``+++``
+TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields (everything else)
+of every item of the file; tags written in a section's text (``#project/alpha``:
+``inlinetags``) are its own. A heading with no text under it gives an item of its own when no
+deeper heading follows it (its words are said nowhere else; one over deeper headings is in
+their section paths); a document of nothing but headings is one item holding them all, under
+the first (its title), and one of nothing but front matter is one item holding its title. A
+section's links to other notes are kept in its provenance (``notelinks``).
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
@@ -42,10 +42,11 @@ from substrate.notelinks import NOTE_EXTENSIONS, SECTION_SEPARATOR
 # taken whole and its closing #s cut off after (_atx_title): a lazy title tried the rest of the
 # pattern after each of its characters. Its groups are read all at once, in this order.
 _LINE = re.compile(
-    r" {0,3}(?:"
-    # ATX heading (its closing #s: _atx_title), perhaps a list item's, as Logseq's outlines
-    # write every heading ("- ## Maintenance")
-    r"(?:[-*+][ \t]+(?=#))?(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"
+    # a list item's heading of level 2 or deeper, however nested, as Logseq's outlines write
+    # every heading ("- ## Maintenance", "\t- ### Patching"; a bullet "- # install deps" in a
+    # README is a shell's comment as often)
+    r"(?:[ \t]*[-*+][ \t]+(?=##)| {0,3})(?:"
+    r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"  # ATX heading (its closing #s: _atx_title)
     r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
     r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
     r"|(?P<comment><!--).*"  # an HTML comment: no heading inside it until it closes
@@ -56,8 +57,8 @@ _LINE = re.compile(
 # for the line break before it (a literal the regex engine skips to) looks at no more than the
 # first characters of each line, and _LINE is matched at the few lines found. Marks without
 # indentation come first: an alternative starting with a literal fails at its first character.
-_MARK_START = "[#=]|```|~~~|--|<!--|[-*+][ \t]#"
-_NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
+_MARK_START = "[#=]|```|~~~|--|<!--|[-*+][ \t]+##"
+_NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START})|[ \t]+[-*+][ \t]+##)")
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 # An ordered list item's line, or indented code (four spaces or a tab, after a blank line):
