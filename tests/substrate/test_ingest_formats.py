@@ -233,6 +233,18 @@ def test_markdown_of_headings_or_front_matter_alone_is_one_item(
     assert [(s.text, s.line_start, s.line_end) for s in parsed.segments] == expected
 
 
+def test_a_note_of_front_matter_alone_is_titled_by_its_file_s_name() -> None:
+    # a note of fields a vault's queries read ("role: owner") was passed over as empty
+    named = ParseContext(name="people/Bob Marsh.md")
+    (seg,) = _parse("markdown", "---\nrole: owner\nteam: payments\n---\n", named).segments
+    assert (seg.text, seg.section, seg.payload) == (
+        "Bob Marsh",
+        "Bob Marsh",
+        {"role": "owner", "team": "payments"},
+    )
+    assert _parse("markdown", "---\n---\n", named).segments == []  # nothing said at all
+
+
 @pytest.mark.parametrize(
     ("line", "section"),
     [

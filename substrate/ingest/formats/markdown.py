@@ -173,9 +173,10 @@ def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
     return not before.strip() or before_start < floor
 
 
-def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
+def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any], tagged: bool) -> None:
     """The item of a document whose sections are all empty: its headings as one text, under
-    the first of them (the note's title), else the front matter's title."""
+    the first of them (the note's title), else the front matter's title, else, for front
+    matter of fields or tags alone (a note a vault's queries read), its file's name."""
     if _WORDS.search(doc.text, start):  # not a template of empty headings ("#", "##")
         doc.path = [doc.first] if doc.first else []
         doc.emit(start, start, len(doc.text))
@@ -183,6 +184,8 @@ def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
     title = fields.get("title")
     if isinstance(title, int | float) and not isinstance(title, bool):  # "title: 2024"
         title = str(title)
+    if not (isinstance(title, str) and title.strip()) and (fields or tagged):
+        title = _untitled_name({}, doc.ctx.name)
     if isinstance(title, str) and title.strip():
         head = doc.text[:start]  # the front matter, its last line without "\n" at the end
         last = head.count("\n") + (0 if head.endswith("\n") else 1)
@@ -275,7 +278,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     if not doc.bodies:  # headings alone, or front matter alone, are still a note: one item
         parsed.segments.clear()
         doc.rewind()
-        _emit_bare(doc, start, fields)
+        _emit_bare(doc, start, fields, bool(tags))
     # "- Status: Superseded by ADR-009" says what front matter would
     for name, value in replacement_fields(text, start).items():
         fields.setdefault(name, value)
