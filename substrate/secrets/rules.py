@@ -291,7 +291,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # = '...'", "My recovery phrase is: ..."; 12 to 24 lower-case words of 3 to 8 letters,
         # as BIP-39 lists them (how many, and that they read as no sentence: ``verdict``)
         r"(?<![\w\-])(?P<key>(?i:(?:secret[ _\-]?)?(?:recovery|seed|backup|wallet|mnemonic)"
-        r"[ _\-]?(?:phrase|words|seed)|mnemonic|seed))(?:[ \t]+(?i:is|was))?[ \t]*[:=]?[ \t]*"
+        r"[ _\-]?(?:phrase|words|seed|mnemonic)|mnemonic|seed))(?:[ \t]+(?i:is|was))?[ \t]*[:=]?"
+        r"[ \t]*"
         r"(?P<q>[\"'`]?)(?P<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])(?P=q)",
         ("mnemonic", "phrase", "seed", "recovery words", "backup words"),
         kind="phrase",

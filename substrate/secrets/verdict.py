@@ -65,7 +65,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         and _glued(text[m.start() - 1])
         and text[m.start() - 1] not in rule.joins
         and not _marked(m, rule, text)
-        and not _SEPARATOR_AT_END.search(text, max(0, m.start() - 16), m.start())
+        and not _SEPARATOR_AT_END.search(text, max(0, m.start() - 24), m.start())
         and not _path_component(m, text)
     ):
         return
@@ -88,12 +88,19 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         start, end = m.start(), m.end()
     if accepted.overlaps(start, end):
         return
+    if group and _NOTE_LINK.match(text, start):  # "password:: [[Vault Entry]]": a page named
+        return
     if syntax != "text" and _written_as_text(rule, m, text, start):
         syntax = "text"
     valid = _next_line_valid if next_line else _valid
     if not valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+# A value that is a link to a note, as Logseq and Obsidian write one as a property's value: a
+# page ("[[Vault Entry]]", "#[[Tokens]]") or a block ("((64f1c2d0-...))")
+_NOTE_LINK = re.compile(r"#?\[\[[^\[\]\n]+\]\]|\(\([0-9a-f-]{36}\)\)")
 
 
 def _glued(before: str) -> bool:
@@ -141,9 +148,13 @@ def _marked(m: re.Match[str], rule: Rule, text: str) -> bool:
 # escape it (\u0022, \x22), or as a URL encodes it
 _ESCAPE_AT_END = re.compile(r"(?:\\[nrt]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2})$")
 # What may end in a letter right before any token, and is no part of it: an escaped line
-# break or tab ("key:\\tAKIA…" in a log's JSON), or a terminal's colour code (a CI log's
-# "\x1b[1m" before what it prints in bold)
-_SEPARATOR_AT_END = re.compile(r"(?:\\[nrt]|\x1b\[[0-9;?]*[A-Za-z])$")
+# break or tab ("key:\\tAKIA…", "\\u0009" in a log's JSON), or a terminal's colour code (a CI
+# log's "\x1b[1m" before what it prints in bold), raw or escaped as JSON, a shell or Python
+# write it ("\\u001b[1m", "\\033[1m", "\\x1b[1m", "\\e[1m")
+_SEPARATOR_AT_END = re.compile(
+    r"(?:\\[nrt]|\\u000[9aAdD]"
+    r"|(?:\x1b|\\(?:u001[bB]|x1[bB]|033|e))\[[0-9;?]*[A-Za-z])$"
+)
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:

@@ -287,6 +287,9 @@ def test_only_the_password_is_masked() -> None:
         ("train.py", "seed = 42"),
         ("wallet.md", "mnemonic: word word word word word word word word word word word word"),
         ("isa.md", "mnemonic: add sub mul div and orr eor lsl lsr asr mov cmp"),  # an ISA's
+        # a property's value that is a link to a page, as Logseq writes one
+        ("pages/Accounts.md", "- password:: [[Vault Entry]]"),
+        ("pages/Accounts.md", "- token:: #[[Tokens]]"),
         ("Types.hs", "secretKey :: ByteString"),  # a type, in Haskell
     ],
 )
@@ -429,6 +432,7 @@ def test_a_session_cookie_needs_a_value_that_looks_random(text: str) -> None:
         'seed_phrase = "{}"',
         "My recovery phrase is: {}",
         "- Secret Recovery Phrase: `{}`",
+        "WALLET_MNEMONIC={}",
     ],
 )
 def test_a_recovery_phrase_under_its_name_is_found_and_masked(text: str) -> None:
@@ -447,5 +451,11 @@ def test_a_token_after_a_colour_code_or_an_escaped_tab_is_found() -> None:
         (f"\x1b[1m{token}\x1b[0m", token),
         (f"export AWS_ACCESS_KEY_ID=\x1b[33m{key_id}\x1b[0m", key_id),
         (f"key:\\t{key_id}", key_id),  # an escaped tab, as JSON writes one
+        # the colour code escaped, as JSON, a shell and Python write it; a tab as JSON's \u
+        (f'{{"msg": "\\u001b[1m{key_id}\\u001b[0m"}}', key_id),
+        (f'{{"msg": "\\u001b[38;2;255;100;0m{key_id}"}}', key_id),
+        (f'echo -e "\\033[1m{key_id}"', key_id),
+        (f'print("\\x1b[1m{key_id}")', key_id),
+        (f'{{"msg": "key:\\u0009{key_id}"}}', key_id),
     ]:
         assert _masked("ci.log", text, secret), text
