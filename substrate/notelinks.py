@@ -65,10 +65,10 @@ def linked_notes(
         if target is None:
             continue
         filters, anchor = target
-        beside = _beside(item, link, allowed)  # an ambiguous name: the note's neighbour first
-        best = None if beside is None else _best_of(substrate, beside, anchor, query, skipped)
-        if best is None:
-            best = _best_of(substrate, filters, anchor, query, skipped)
+        beside = _beside(item, link, allowed)  # a name two notes bear: the note's neighbour
+        if beside is not None and _holds_any(substrate, beside):  # (even if the chain holds
+            filters = beside  # it already: then nothing is followed, not the other one)
+        best = _best_of(substrate, filters, anchor, query, skipped)
         if best is not None:
             skipped.add(best.id)
             found.append(best if allowed is None else reader_view(substrate, best, allowed))
@@ -140,6 +140,12 @@ def _beside(item: SubstrateItem, link: str, allowed: frozenset[str] | None) -> S
         return None
     sibling = posixpath.join(posixpath.dirname(path), name)
     return SearchFilters(scopes=allowed, paths=(sibling, *(sibling + e for e in NOTE_EXTENSIONS)))
+
+
+def _holds_any(substrate: Substrate, filters: SearchFilters) -> bool:
+    from substrate.search.engine import first_items
+
+    return any(_visible(c, filters.scopes) for c in first_items(substrate, filters, 1))
 
 
 def _page_paths(path: str) -> tuple[str, ...]:

@@ -183,6 +183,23 @@ def test_a_wiki_name_two_notes_bear_finds_the_one_beside_the_linking_note(tmp_pa
     assert _followed(store, "The ritual of the family") == ("Index.md", "home/Standup.md")
 
 
+def test_a_wiki_name_never_leads_to_the_other_note_when_the_chain_holds_its_neighbour(
+    tmp_path: Path,
+) -> None:
+    # the note beside the link found already, the other folder's was followed in its stead
+    files = {}
+    for team, what in (("teamA", "alpha billing"), ("teamB", "beta rendering")):
+        files[f"{team}/Service.md"] = f"# Service\n\nThe {what} service: see [[Contacts]].\n"
+        files[f"{team}/Contacts.md"] = f"# Contacts\n\nEscalation contact for {what}: {team}.\n"
+    _write(tmp_path / "vault", files)
+    store = Substrate()
+    ingest_path(store, tmp_path / "vault")
+    chain = multihop(store, "escalation contact for the beta rendering service", seeds=3)
+    source = {step.item.id: step.item.provenance["source"] for step in chain.steps}
+    links = [(source[s.parent_id], source[s.item.id]) for s in chain.steps if s.via == "link"]
+    assert all(a.split("/")[0] == b.split("/")[0] for a, b in links), links
+
+
 def _followed(store: Substrate, query: str) -> tuple[str, str]:
     """The note the best match for ``query`` is, and the note its first link led to."""
     steps = multihop(store, query, seeds=1).steps
