@@ -495,9 +495,10 @@ def rm(
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space).
 
-    An item `mixle ingest` stored from a file stays removed while the file is unchanged,
-    `compact` or not, `ingest --rehash` too: an ingest gives it back only when the file's
-    content changes, or when it ingests the file with other options (`--scope`, `--tag`,
+    An item `mixle ingest` stored from a file stays removed while the file is unchanged or
+    only grows by lines (a log), `compact` or not, `ingest --rehash` too: an ingest gives it
+    back only when the file's content changes otherwise, or when it ingests the file with
+    other options (`--scope`, `--tag`,
     `--chunk-chars`, the format's `ingest --as`, `--no-redact`) or from another place (a
     folder moved: its files are read anew), or a newer mixle parses files otherwise (once,
     after an upgrade: the ingest says so), or, for a file none of whose items is left, when

@@ -843,8 +843,9 @@ class IngestSession:
             self.as_last_read(source, key, self.cache.last_read(key))
         elif self.emptied(ticket, done):
             return  # failed, keeping its earlier items
-        elif done.issues and not (done.items or done.encoded):
-            # every line was rejected: a broken file, whose earlier items are kept
+        elif done.issues and not (done.items or done.encoded or done.lines_before):
+            # every line was rejected: a broken file, whose earlier items are kept (not a file
+            # that only grew by rejected lines: its earlier lines' items are stored)
             for reason, line in done.issues:
                 report.note(IngestIssue(source, reason, line, path=ticket.path))
             empty = done.tally.items_dropped if done.tally is not None else 0

@@ -140,6 +140,20 @@ def test_lines_added_to_a_big_endian_utf16_file_are_stored(
     assert report.items_added == 1 and len(Substrate(tmp_path / "shard")) == 7
 
 
+def test_a_file_that_grew_by_a_broken_line_alone_is_told_of_it_once(tmp_path: Path) -> None:
+    # its lines added were all rejected, so it was told failed, and again at every run
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows(*(f"question {n}" for n in range(6))))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, "{not json\n", append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.files_failed, [i.line for i in report.issues]) == (0, [7])
+    assert len(Substrate(shard)) == 6
+    again = ingest_path(Substrate(shard), runs)
+    assert (again.files_failed, again.files_unchanged) == (0, 1)
+
+
 def test_a_gate_of_other_rules_reads_the_earlier_lines_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
