@@ -137,4 +137,5 @@ _LOCK_FILES = ("package-lock.json", "npm-shrinkwrap.json", "packages.lock.json")
 def lock_file(rel: str) -> bool:
     """Whether the file at ``rel`` (its path within the folder walked) is a package manager's
     lock file (``_LOCK_FILES``)."""
-    return rel.rpartition("/")[2] in _LOCK_FILES
+    # (asked of every file a walk meets: the suffix test, in C, settles nearly all of them)
+    return rel.endswith(_LOCK_FILES) and rel.rpartition("/")[2] in _LOCK_FILES

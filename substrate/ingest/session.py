@@ -145,14 +145,6 @@ def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
     return kept(new) == kept(old)
 
 
-def _left_out_by_name(rel: str) -> str | None:
-    """Why a folder's walk passes over the file at ``rel`` by its name alone, if it does: a
-    copy a sync tool left beside a note, or a package manager's lock file."""
-    if tool_copy(rel):
-        return status.TOOL_COPY
-    return status.LOCK_FILE if lock_file(rel) else None
-
-
 def _left_as_stored(done: Prepared, kept: set[str], previous: dict[str, SubstrateItem]) -> bool:
     """Whether the items ``kept`` of a file read again are stored as they are: the file only
     grew by whole lines since (``prepare.Prepared.grown_from``), holds no secret (none masked,
@@ -720,9 +712,9 @@ class IngestSession:
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)
             return None
-        left_out = None if asked_for else _left_out_by_name(entry.rel)
-        if left_out is not None:
-            self.settle(self.outcome, source, key, status.SKIPPED, left_out)
+        if not asked_for and (tool_copy(entry.rel) or lock_file(entry.rel)):
+            why = status.TOOL_COPY if tool_copy(entry.rel) else status.LOCK_FILE
+            self.settle(self.outcome, source, key, status.SKIPPED, why)
             self.unclaim(key)  # (ingested before it was known so: its items go)
             return None
         known = None
