@@ -388,6 +388,12 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
     return ent >= 2.8 or (len(value) >= 20 and ent >= 2.5)
 
 
+def _few_words(words: list[str]) -> bool:
+    """Whether a value of several ``words`` is short enough for a passphrase: five words, or
+    six lower-case words alone, as a diceware passphrase is (not a command of six)."""
+    return len(words) <= 5 or (len(words) == 6 and all(w.isalpha() and w.islower() for w in words))
+
+
 def worth_reporting(
     value: str, *, strength: str, quoted: bool, key: str = "", assigned: bool = True
 ) -> bool:
@@ -411,7 +417,7 @@ def worth_reporting(
         return (
             strength == "password"
             and quoted
-            and len(v.split()) <= 5
+            and _few_words(v.split())
             and not is_prose(v)
             and not is_reference(v)
             and not is_placeholder(v)

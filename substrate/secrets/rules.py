@@ -286,17 +286,30 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         description="Vault unseal or recovery key (Unseal Key 1: ...)",
     ),
     Rule(
+        "otp_secret",
+        # the shared secret of a one-time-password app, as the QR code's link holds it
+        # (otpauth://totp/Issuer:me?secret=JBSWY3DPEHPK3PXP&issuer=...), base32
+        r"(?i:otpauth://[th]otp/)[^\s?#]*\?(?:[^\s#&]*&)*?(?i:secret)="
+        r"(?P<secret>[A-Za-z2-7]{16,}=*)(?![A-Za-z0-9])",
+        ("otpauth://",),
+        boundary=False,
+        description="a one-time-password app's shared secret in an otpauth:// link",
+    ),
+    Rule(
         "recovery_phrase",
         # a wallet's recovery phrase under its name: "mnemonic: legal winner ...", "seed_phrase
         # = '...'", "My recovery phrase is: ..."; 12 to 24 lower-case words of 3 to 8 letters,
         # as BIP-39 lists them (how many, and that they read as no sentence: ``verdict``)
         r"(?<![\w\-])(?P<key>(?i:(?:secret[ _\-]?)?(?:recovery|seed|backup|wallet|mnemonic)"
-        r"[ _\-]?(?:phrase|words|seed|mnemonic)|mnemonic|seed))(?:[ \t]+(?i:is|was))?[ \t]*[:=]?"
-        r"[ \t]*"
+        r"[ _\-]?(?:phrase|words|seed|mnemonic)|mnemonic|seed))(?:[ \t]+(?i:is|was))?"
+        # ("key:: words" as a vault's property, "- words", or the words on the next line,
+        # perhaps a list item under the name)
+        r"[ \t]*(?:::|[:=\-\u2013])?[ \t]*(?:\r?\n[ \t]*(?:[-*][ \t]+)?)?"
         r"(?P<q>[\"'`]?)(?P<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])(?P=q)",
         ("mnemonic", "phrase", "seed", "recovery words", "backup words"),
         kind="phrase",
         lines=True,
+        window=1,
         boundary=False,
         description="a recovery (seed) phrase of 12 to 24 words under its name",
     ),

@@ -433,6 +433,11 @@ def test_a_session_cookie_needs_a_value_that_looks_random(text: str) -> None:
         "My recovery phrase is: {}",
         "- Secret Recovery Phrase: `{}`",
         "WALLET_MNEMONIC={}",
+        # a vault's property, a dash, the next line, a list item under the name
+        "- Recovery Phrase:: {}",
+        "MetaMask recovery phrase - {}",
+        "Recovery phrase:\n{}",
+        "- Seed phrase\n  - {}",
     ],
 )
 def test_a_recovery_phrase_under_its_name_is_found_and_masked(text: str) -> None:
@@ -459,3 +464,9 @@ def test_a_token_after_a_colour_code_or_an_escaped_tab_is_found() -> None:
         (f'{{"msg": "key:\\u0009{key_id}"}}', key_id),
     ]:
         assert _masked("ci.log", text, secret), text
+
+
+def test_a_passphrase_of_six_words_is_found() -> None:
+    # (five were, and a copy of five of the six masked elsewhere left the sixth in clear)
+    words = " ".join("".join(_R.choice(string.ascii_lowercase) for _ in range(6)) for _ in range(6))
+    assert _masked("vault.md", f"passphrase: {words}", words)

@@ -275,6 +275,10 @@ CASES: dict[str, tuple[str, str]] = {
         "kind: Secret\ndata:\n  ca.pem: " + base64.b64encode(PASSWORD.encode()).decode(),
         "kind: Secret\ndata:\n  ca.pem: {{ .Values.caPem }}",
     ),
+    "otp_secret": (
+        "otpauth://totp/Shop:ann@example.com?secret=FQXKWOVOMPZOM7WB&issuer=Shop",
+        "otpauth://totp/Shop:ann@example.com?secret=YOUR_SECRET_HERE&issuer=Shop",
+    ),
     "recovery_phrase": (
         "mnemonic: legal winner thank year wave sausage worth useful legal winner thank yellow",
         "recovery phrase: write down these twelve words and keep them safe offline for later",
