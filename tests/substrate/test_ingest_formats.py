@@ -130,11 +130,24 @@ def test_a_list_item_s_heading_is_a_heading_as_logseq_outlines_write_them() -> N
 def test_tags_written_in_a_note_s_text_are_its_section_s_tags() -> None:
     text = (
         "---\ntags: [home]\n---\n# Alpha\n\nKickoff #project/alpha with #Ops, again #ops.\n"
-        "Not tags: C#, issue #12, a [link](#alpha), `#code`, http://x/#frag.\n\n"
+        "Not tags: C#, issue #12, a [link](#alpha), `#code`, http://x/#frag, %% #hidden %%.\n\n"
         "## Build\n\n```sh\n#include <stdio.h>\n```\n"
     )
     parsed = _parse("markdown", text)
     assert [s.tags for s in parsed.segments] == [["home", "project/alpha", "Ops", "ops"], ["home"]]
+
+
+def test_a_logseq_page_s_properties_are_its_front_matter() -> None:
+    # "title:: Team Handbook" was the text of the page's first item, its title the file's name
+    text = "title:: Team Handbook\ntags:: handbook, [[onboarding]]\nalias:: TH\n\n- ## Welcome\n"
+    text += "\t- Read this first.\n"
+    (seg,) = _parse("markdown", text, ParseContext(name="pages/handbook.md")).segments
+    assert (seg.section, seg.tags, seg.payload) == (
+        "Team Handbook > Welcome",
+        ["handbook", "onboarding"],
+        {"title": "Team Handbook", "alias": "TH"},
+    )
+    assert seg.text == "- ## Welcome\n\t- Read this first." and seg.line_start == 5
 
 
 def test_front_matter_tags_lose_the_hash_notes_write_before_them() -> None:

@@ -350,6 +350,27 @@ def _fold(parts: list[str]) -> str:
     return text
 
 
+# A page property as Logseq writes its page's first lines ("title:: Team Handbook")
+_PAGE_PROPERTY = re.compile(r"([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*\r?")
+
+
+def read_page_properties(text: str) -> tuple[int, dict[str, Any]] | None:
+    """The fields the ``key:: value`` lines opening ``text`` give (Logseq's page properties,
+    its front matter: ``title::``, ``tags::``, ``alias::``), with where the text after them
+    starts; None when it opens otherwise. A value's page links are read as their names."""
+    fields: dict[str, Any] = {}
+    pos = 0
+    while pos < len(text) and len(fields) < FRONT_MATTER_LINES:
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        m = _PAGE_PROPERTY.fullmatch(text, pos, end)
+        if m is None:
+            break
+        fields[m[1]] = m[2].replace("[[", "").replace("]]", "")
+        pos = end + 1
+    return (min(pos, len(text)), fields) if fields else None
+
+
 def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """Separate the tag-like keys (``tags``, ``keywords``, ...) from the other fields.
 

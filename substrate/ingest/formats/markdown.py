@@ -29,7 +29,11 @@ from typing import Any
 from substrate.ingest.build import VISIBLE
 from substrate.ingest.chunk import placed_segments
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
+from substrate.ingest.formats.frontmatter import (
+    read_front_matter,
+    read_page_properties,
+    split_tags,
+)
 from substrate.ingest.formats.headings import ANCHOR, heading_text
 from substrate.ingest.formats.inlinetags import inline_tags, may_hold_tags
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_fenced_code
@@ -231,6 +235,9 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             end, raw_fields = found
             tags, fields = split_tags(raw_fields)
             start = sum(len(line) + 1 for line in lines[: end + 1])
+    elif "::" in text[:200] and (properties := read_page_properties(text)) is not None:
+        start, raw_fields = properties  # a Logseq page's front matter
+        tags, fields = split_tags(raw_fields)
     doc = _Doc(text, ctx, parsed)
     sec_start = body_start = start  # current section: where it starts, where its body starts
     fence = ""
