@@ -12,9 +12,11 @@ question fits best, else the file's first item.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from substrate import limits
@@ -65,9 +67,9 @@ def linked_notes(
         if target is None:
             continue
         filters, anchor = target
-        beside = _beside(item, link, allowed)  # a name two notes bear: the note's neighbour
-        if beside is not None and _holds_any(substrate, beside):  # (even if the chain holds
-            filters = beside  # it already: then nothing is followed, not the other one)
+        # a name several notes bear: the nearest one (even if the chain holds it already:
+        # then nothing is followed, not another)
+        filters = _nearest(substrate, item, link, filters)
         best = _best_of(substrate, filters, anchor, query, skipped)
         if best is not None:
             skipped.add(best.id)
@@ -128,24 +130,34 @@ def _link_filters(
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
 
 
-def _beside(item: SubstrateItem, link: str, allowed: frozenset[str] | None) -> SearchFilters | None:
-    """For a wiki link by a bare name (``[[Standup]]``), the filters that find the note of
-    that name in the linking note's own folder: of two notes so named, the one beside it is
-    meant (as note-taking apps resolve it), not one in another folder."""
-    from substrate.search.filters import SearchFilters
+def _nearest(
+    substrate: Substrate, item: SubstrateItem, link: str, filters: SearchFilters
+) -> SearchFilters:
+    """For a wiki link by a bare name (``[[Standup]]``) that several notes bear, ``filters``
+    narrowed to the one nearest the linking note, as note-taking apps resolve it: the one
+    beside it, else the one sharing most of its folders (``Projects/2024/Planning.md`` from
+    ``Projects/2024/Sprints/s1.md``, not ``Projects/2023/Planning.md``)."""
+    from substrate.search.engine import first_items
 
     name = link[2:-2].partition("#")[0].strip() if link.startswith("[[") else ""
     path = item.provenance.get("path")
-    if not name or "/" in name or not isinstance(path, str) or not path.startswith("/"):
-        return None
-    sibling = posixpath.join(posixpath.dirname(path), name)
-    return SearchFilters(scopes=allowed, paths=(sibling, *(sibling + e for e in NOTE_EXTENSIONS)))
+    if not name or "/" in name or not isinstance(path, str):
+        return filters
+    found = {
+        c.provenance.get("path")
+        for c in first_items(substrate, filters, MAX_ANCHORED)
+        if _visible(c, filters.scopes)
+    }
+    notes = sorted(p for p in found if isinstance(p, str))
+    if len(notes) < 2:
+        return filters
+    here = posixpath.dirname(path).split("/")
 
+    def shared(note: str) -> int:  # the folders it shares with the linking note, from the top
+        return len(os.path.commonprefix([here, posixpath.dirname(note).split("/")]))
 
-def _holds_any(substrate: Substrate, filters: SearchFilters) -> bool:
-    from substrate.search.engine import first_items
-
-    return any(_visible(c, filters.scopes) for c in first_items(substrate, filters, 1))
+    nearest = max(notes, key=lambda note: (shared(note), -note.count("/")))
+    return replace(filters, paths=(nearest,))
 
 
 def _page_paths(path: str) -> tuple[str, ...]:

@@ -117,7 +117,7 @@ def item_source(item: SubstrateItem) -> str:
 def tag_key(tag: str) -> str:
     """A tag as filters compare it: letter case and accents aside ("ADR" is "adr", "İstanbul"
     is "istanbul", "Café" is "cafe"), and the "#" notes write before one ("#urgent")."""
-    return without_marks(tag.casefold()).removeprefix("#")
+    return without_marks(tag.casefold()).removeprefix("#").rstrip("/")  # ("project/" too)
 
 
 def has_tag(tags: Iterable[str], wanted: str) -> bool:

@@ -204,6 +204,7 @@ def test_a_tag_is_found_with_its_hash_and_through_the_tags_nested_under_it(
         assert found(*command, "--tag", "project") == set(ids[:2]), command  # not "projector"
         assert found(*command, "--tag", "#Project/Alpha") == set(ids[:1]), command
         assert found(*command, "--tag", "project/beta") == set(ids[1:2]), command
+        assert found(*command, "--tag", "project/") == set(ids[:2]), command
 
 
 @pytest.mark.parametrize("kinds", [("-K", "record", "-K", "text"), ("--kind", "record, text")])

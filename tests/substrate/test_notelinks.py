@@ -200,6 +200,26 @@ def test_a_wiki_name_never_leads_to_the_other_note_when_the_chain_holds_its_neig
     assert all(a.split("/")[0] == b.split("/")[0] for a, b in links), links
 
 
+def test_a_wiki_name_two_notes_bear_elsewhere_finds_the_one_sharing_most_folders(
+    tmp_path: Path,
+) -> None:
+    # neither beside the link: the 2023 plan answered for the 2024 sprint
+    _write(
+        tmp_path / "vault",
+        {
+            "Projects/2023/Planning.md": "# Planning\n\nThe plan budgets 100 engineers.\n",
+            "Projects/2024/Planning.md": "# Planning\n\nThe plan budgets 12 engineers.\n",
+            "Projects/2024/Sprints/s1.md": "# Sprint one\n\nZebra notes: see [[Planning]].\n",
+        },
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "vault")
+    assert _followed(store, "sprint one zebra notes") == (
+        "Projects/2024/Sprints/s1.md",
+        "Projects/2024/Planning.md",
+    )
+
+
 def _followed(store: Substrate, query: str) -> tuple[str, str]:
     """The note the best match for ``query`` is, and the note its first link led to."""
     steps = multihop(store, query, seeds=1).steps
