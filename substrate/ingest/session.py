@@ -54,6 +54,8 @@ from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.item import place_value
 from substrate.itemline import decode, encode
+from substrate.limits import reads_alike_grown
+from substrate.lineprefixes import LinePrefixes
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -676,6 +678,13 @@ class IngestSession:
                     yield ticket
         self.walked_all = True
 
+    def only_grew(self, entry: FileEntry, cached: SourceState) -> bool:
+        """Whether the file of ``entry``, read before as ``cached``, has only grown since by
+        lines read alike (a log): its first bytes, up to the size it had, hash as they did."""
+        if not reads_alike_grown(self.format_of(entry), cached.size):
+            return False
+        return LinePrefixes(entry.path).of(cached.size) == cached.content_hash
+
     def format_of(self, entry: FileEntry) -> str | None:
         """The parser a walked file gets: the one forced or its name implies, else plain text
         when an ``as_text`` rule matches it."""
@@ -708,6 +717,12 @@ class IngestSession:
                     self.settle(self.fail, source, key, reason)
                 else:
                     self.settle(self.outcome, source, key, status.SKIPPED, reason)
+            elif self.only_grew(entry, cached):  # a log grown past it: it holds what it held
+                kept = f"{reason}; it only grew: its earlier items kept, the lines added not read"
+                if asked_for:
+                    self.settle(self.fail, source, key, kept)
+                else:
+                    self.settle(self.outcome, source, key, status.SKIPPED, kept)
             else:  # it grew past the limit: what it held before is gone (another limit may
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)

@@ -154,6 +154,21 @@ def test_a_file_that_grew_by_a_broken_line_alone_is_told_of_it_once(tmp_path: Pa
     assert (again.files_failed, again.files_unchanged) == (0, 1)
 
 
+def test_a_log_grown_past_the_size_limit_keeps_its_earlier_items(tmp_path: Path) -> None:
+    # they were removed, as an edited file's are, though the file still held every one
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows(*(f"question {n}" for n in range(6))))
+    shard = tmp_path / "shard"
+    limit = runs.stat().st_size + 10
+    ingest_path(Substrate(shard), runs.parent, max_file_size=limit)
+    _write(runs, _rows("one more question"), append=True)
+    grown = ingest_path(Substrate(shard), runs.parent, max_file_size=limit)
+    assert (grown.items_removed, len(Substrate(shard))) == (0, 6)
+    assert "only grew" in grown.files[0].reason
+    _write(runs, runs.read_text().replace("question 0", "QUESTION 0"))  # edited: gone
+    assert ingest_path(Substrate(shard), runs.parent, max_file_size=limit).items_removed == 6
+
+
 def test_a_gate_of_other_rules_reads_the_earlier_lines_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
