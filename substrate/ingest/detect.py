@@ -94,13 +94,7 @@ def detect_format(filename: str) -> str | None:
         return "text" if base.lower() in _PLAIN_NAMES else None
     if stem.lower() in _PLAIN_NAMES and ext.lower() in _ABOUT:
         return "text"
-    if ext.isdigit() and stem.rpartition(".")[2].lower() in _ROTATED:
-        return detect_format(stem)  # a log rotated as logrotate names it: "trace.jsonl.1"
     return _EXTENSIONS.get(ext.lower())
-
-
-# The logs a rotation renames to NAME.1, NAME.2 (compressed ones, NAME.2.gz, are not read)
-_ROTATED = frozenset({"log", "jsonl", "ndjson"})
 
 
 # The names sync and merge tools give the copies they leave beside a file: Dropbox's and

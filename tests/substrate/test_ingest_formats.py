@@ -960,12 +960,6 @@ def test_a_manifest_that_describes_no_artifact_is_plain_json(text: str) -> None:
         ("photo.png", None),
         ("Makefile", None),
         (".md", None),
-        # a log rotated as logrotate names it is still a log (its rows dropped at each
-        # rotation, read as no format); not one compressed, nor another file numbered
-        ("logs/trace.jsonl.1", "jsonl"),
-        ("logs/app.log.12", "text"),
-        ("logs/trace.jsonl.2.gz", None),
-        ("notes.md.1", None),
     ],
 )
 def test_detect_format(name: str, fmt: str | None) -> None:
