@@ -50,7 +50,7 @@ from substrate.ingest.sources import (
     naming_key,
     settled_mtime,
 )
-from substrate.ingest.textio import starts_binary
+from substrate.ingest.textio import read_head, starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.item import place_value
 from substrate.itemline import decode, encode
@@ -683,7 +683,11 @@ class IngestSession:
         lines read alike (a log): its first bytes, up to the size it had, hash as they did."""
         if not reads_alike_grown(self.format_of(entry), cached.size):
             return False
-        return LinePrefixes(entry.path).of(cached.size) == cached.content_hash
+        try:  # (read as a file to ingest is: a link or a FIFO put in its place is not read)
+            head = read_head(entry.path, self.within, cached.size)
+        except OSError:
+            return False
+        return LinePrefixes(entry.path, head).of(cached.size) == cached.content_hash
 
     def format_of(self, entry: FileEntry) -> str | None:
         """The parser a walked file gets: the one forced or its name implies, else plain text
@@ -712,23 +716,23 @@ class IngestSession:
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash
             # was already recorded as left out. Named, it is not stored: a failure (exit 1)
-            if cached is None or cached.size == entry.size or not cached.content_hash:
-                if asked_for:
-                    self.settle(self.fail, source, key, reason)
-                else:
-                    self.settle(self.outcome, source, key, status.SKIPPED, reason)
-            elif self.only_grew(entry, cached):  # a log grown past it: it holds what it held
-                kept = f"{reason}; it only grew: its earlier items kept, the lines added not read"
-                if asked_for:
-                    self.settle(self.fail, source, key, kept)
-                else:
-                    self.settle(self.outcome, source, key, status.SKIPPED, kept)
-            else:  # it grew past the limit: what it held before is gone (another limit may
-                # take it again, so the skip itself is not remembered)
-                self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)
+            if cached is not None and cached.size != entry.size and cached.content_hash:
+                if not self.only_grew(entry, cached):
+                    # it grew past the limit: what it held before is gone (another limit may
+                    # take it again, so the skip itself is not remembered)
+                    self.settle(
+                        self.skip_with_earlier_items, key, source, reason, None, "", asked_for
+                    )
+                    return None
+                reason += "; it only grew: its earlier items kept, the lines added not read"
+            if asked_for:
+                self.settle(self.fail, source, key, reason)
+            else:
+                self.settle(self.outcome, source, key, status.SKIPPED, reason)
             return None
-        if not asked_for and (tool_copy(entry.rel) or lock_file(entry.rel)):
-            why = status.TOOL_COPY if tool_copy(entry.rel) else status.LOCK_FILE
+        copy = not asked_for and tool_copy(entry.rel)
+        if copy or (not asked_for and lock_file(entry.rel)):
+            why = status.TOOL_COPY if copy else status.LOCK_FILE
             self.settle(self.outcome, source, key, status.SKIPPED, why)
             self.unclaim(key)  # (ingested before it was known so: its items go)
             return None

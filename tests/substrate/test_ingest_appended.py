@@ -169,6 +169,22 @@ def test_a_log_grown_past_the_size_limit_keeps_its_earlier_items(tmp_path: Path)
     assert ingest_path(Substrate(shard), runs.parent, max_file_size=limit).items_removed == 6
 
 
+def test_the_head_of_a_log_over_the_limit_is_read_as_a_file_to_ingest_is(tmp_path: Path) -> None:
+    # a plain open() followed a link out of the folder, and waited forever on a FIFO
+    from substrate.ingest.textio import read_head
+
+    inside, outside = tmp_path / "logs", tmp_path / "private.jsonl"
+    inside.mkdir()
+    outside.write_text(_rows("secret question"))
+    (inside / "runs.jsonl").symlink_to(outside)
+    with pytest.raises(OSError):
+        read_head(str(inside / "runs.jsonl"), str(inside), 100)
+    os.mkfifo(inside / "fifo.jsonl")
+    with pytest.raises(OSError):
+        read_head(str(inside / "fifo.jsonl"), str(inside), 100)  # (opened without waiting)
+    assert read_head(str(outside), None, 10) == outside.read_bytes()[:10]
+
+
 def test_a_gate_of_other_rules_reads_the_earlier_lines_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
