@@ -134,21 +134,26 @@ def _nearest(
     substrate: Substrate, item: SubstrateItem, link: str, filters: SearchFilters
 ) -> SearchFilters:
     """For a wiki link by a bare name (``[[Standup]]``) that several notes bear, ``filters``
-    narrowed to the one nearest the linking note, as note-taking apps resolve it: the one
-    beside it, else the one sharing most of its folders (``Projects/2024/Planning.md`` from
-    ``Projects/2024/Sprints/s1.md``, not ``Projects/2023/Planning.md``)."""
+    narrowed to the nearest of them, as note-taking apps resolve it: the one beside the
+    linking note, else those sharing most of its folders (``Projects/2024/Planning.md`` from
+    ``Projects/2024/Sprints/s1.md``, not ``Projects/2023/Planning.md``; of equals, the
+    question picks)."""
     from substrate.search.engine import first_items
 
     name = link[2:-2].partition("#")[0].strip() if link.startswith("[[") else ""
     path = item.provenance.get("path")
     if not name or "/" in name or not isinstance(path, str):
         return filters
+    sibling = posixpath.join(posixpath.dirname(path), name)
+    beside = replace(filters, paths=(sibling, *(sibling + e for e in NOTE_EXTENSIONS)))
+    if any(_visible(c, filters.scopes) for c in first_items(substrate, beside, 1)):
+        return beside
     found = {
         c.provenance.get("path")
         for c in first_items(substrate, filters, MAX_ANCHORED)
         if _visible(c, filters.scopes)
     }
-    notes = sorted(p for p in found if isinstance(p, str))
+    notes = [p for p in found if isinstance(p, str)]
     if len(notes) < 2:
         return filters
     here = posixpath.dirname(path).split("/")
@@ -156,8 +161,8 @@ def _nearest(
     def shared(note: str) -> int:  # the folders it shares with the linking note, from the top
         return len(os.path.commonprefix([here, posixpath.dirname(note).split("/")]))
 
-    nearest = max(notes, key=lambda note: (shared(note), -note.count("/")))
-    return replace(filters, paths=(nearest,))
+    most = max(map(shared, notes))
+    return replace(filters, paths=tuple(sorted(n for n in notes if shared(n) == most)))
 
 
 def _page_paths(path: str) -> tuple[str, ...]:

@@ -197,7 +197,7 @@ def test_a_wiki_name_never_leads_to_the_other_note_when_the_chain_holds_its_neig
     chain = multihop(store, "escalation contact for the beta rendering service", seeds=3)
     source = {step.item.id: step.item.provenance["source"] for step in chain.steps}
     links = [(source[s.parent_id], source[s.item.id]) for s in chain.steps if s.via == "link"]
-    assert all(a.split("/")[0] == b.split("/")[0] for a, b in links), links
+    assert links and all(a.split("/")[0] == b.split("/")[0] for a, b in links), links
 
 
 def test_a_wiki_name_two_notes_bear_elsewhere_finds_the_one_sharing_most_folders(
@@ -218,6 +218,20 @@ def test_a_wiki_name_two_notes_bear_elsewhere_finds_the_one_sharing_most_folders
         "Projects/2024/Sprints/s1.md",
         "Projects/2024/Planning.md",
     )
+
+
+def test_of_notes_equally_near_the_question_picks(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "vault",
+        {
+            "Home/Planning.md": "# Planning\n\nGroceries for the week.\n",
+            "Work/Planning.md": "# Planning\n\nThe zebra budget is 12 engineers.\n",
+            "Index.md": "# Index\n\nThe zebra budget: see [[Planning]].\n",
+        },
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "vault")
+    assert _followed(store, "zebra budget index") == ("Index.md", "Work/Planning.md")
 
 
 def _followed(store: Substrate, query: str) -> tuple[str, str]:
