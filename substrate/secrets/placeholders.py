@@ -391,7 +391,15 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
 def _few_words(words: list[str]) -> bool:
     """Whether a value of several ``words`` is short enough for a passphrase: five words, or
     six lower-case words alone, as a diceware passphrase is (not a command of six)."""
-    return len(words) <= 5 or (len(words) == 6 and all(w.isalpha() and w.islower() for w in words))
+    if len(words) <= 5:
+        return True
+    return (
+        len(words) == 6
+        and all(w.isalpha() and w.islower() for w in words)
+        and not (
+            says_something(words)  # "replace with the real one later": a sentence
+        )
+    )
 
 
 def worth_reporting(

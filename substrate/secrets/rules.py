@@ -301,10 +301,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # = '...'", "My recovery phrase is: ..."; 12 to 24 lower-case words of 3 to 8 letters,
         # as BIP-39 lists them (how many, and that they read as no sentence: ``verdict``)
         r"(?<![\w\-])(?P<key>(?i:(?:secret[ _\-]?)?(?:recovery|seed|backup|wallet|mnemonic)"
-        r"[ _\-]?(?:phrase|words|seed|mnemonic)|mnemonic|seed))(?:[ \t]+(?i:is|was))?"
-        # ("key:: words" as a vault's property, "- words", or the words on the next line,
-        # perhaps a list item under the name)
-        r"[ \t]*(?:::|[:=\-\u2013])?[ \t]*(?:\r?\n[ \t]*(?:[-*][ \t]+)?)?"
+        r"[ _\-]?(?:phrase|words|seed|mnemonic)|mnemonic|seed))(?![\w\-])(?:[ \t]+(?i:is|was))?"
+        # ("key:: words" as a vault's property, "- words", or the words on the line under a
+        # name that a colon ends, perhaps as a list item)
+        r"(?:[ \t]*(?:::|:)[ \t]*\r?\n[ \t]*(?:[-*][ \t]+)?|[ \t]*(?:::|[:=\-\u2013])?[ \t]*)"
         r"(?P<q>[\"'`]?)(?P<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])(?P=q)",
         ("mnemonic", "phrase", "seed", "recovery words", "backup words"),
         kind="phrase",

@@ -88,7 +88,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         start, end = m.start(), m.end()
     if accepted.overlaps(start, end):
         return
-    if group and _NOTE_LINK.match(text, start):  # "password:: [[Vault Entry]]": a page named
+    if group and _a_link_alone(text, start):  # "password:: [[Vault Entry]]": a page named
         return
     if syntax != "text" and _written_as_text(rule, m, text, start):
         syntax = "text"
@@ -101,6 +101,17 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
 # A value that is a link to a note, as Logseq and Obsidian write one as a property's value: a
 # page ("[[Vault Entry]]", "#[[Tokens]]") or a block ("((64f1c2d0-...))")
 _NOTE_LINK = re.compile(r"#?\[\[[^\[\]\n]+\]\]|\(\([0-9a-f-]{36}\)\)")
+
+
+def _a_link_alone(text: str, start: int) -> bool:
+    """Whether the value at ``start`` is a link to a note and nothing else on its line (not
+    "[[x]]Tr0ub4dor&3", nor "[[Vault Entry]] or Tr0ub4dor&3")."""
+    link = _NOTE_LINK.match(text, start)
+    if link is None:
+        return False
+    line_end = text.find("\n", link.end())
+    rest = text[link.end() : len(text) if line_end < 0 else line_end]
+    return not rest.strip(" \t\r\"'`,;")
 
 
 def _glued(before: str) -> bool:

@@ -150,6 +150,12 @@ def test_a_logseq_page_s_properties_are_its_front_matter() -> None:
     assert seg.text == "- ## Welcome\n\t- Read this first." and seg.line_start == 5
 
 
+def test_a_note_opening_with_code_has_no_page_properties() -> None:
+    text = 'std::cout << "hello giraffe";\nreturn 0;\n'
+    (seg,) = _parse("markdown", text, ParseContext(name="snippets/hello.md")).segments
+    assert "giraffe" in seg.text and seg.payload == {}
+
+
 def test_front_matter_tags_lose_the_hash_notes_write_before_them() -> None:
     text = '---\ntags: ["#urgent", "#project/alpha", C#]\n---\nbody text\n'
     assert _parse("markdown", text).segments[0].tags == ["urgent", "project/alpha", "C#"]

@@ -290,6 +290,16 @@ def test_only_the_password_is_masked() -> None:
         # a property's value that is a link to a page, as Logseq writes one
         ("pages/Accounts.md", "- password:: [[Vault Entry]]"),
         ("pages/Accounts.md", "- token:: #[[Tokens]]"),
+        # a placeholder of six words that reads as a sentence; a heading over a list of words
+        ("config.md", 'password = "replace with the real one later"'),
+        (
+            "garden.md",
+            "## Seed\ncarrot potato onion garlic pepper tomato radish turnip celery leek bean pea",
+        ),
+        (
+            "garden.md",
+            "seedling carrot potato onion garlic pepper tomato radish turnip celery leek bean",
+        ),
         ("Types.hs", "secretKey :: ByteString"),  # a type, in Haskell
     ],
 )
@@ -437,7 +447,7 @@ def test_a_session_cookie_needs_a_value_that_looks_random(text: str) -> None:
         "- Recovery Phrase:: {}",
         "MetaMask recovery phrase - {}",
         "Recovery phrase:\n{}",
-        "- Seed phrase\n  - {}",
+        "- Seed phrase:\n  - {}",
     ],
 )
 def test_a_recovery_phrase_under_its_name_is_found_and_masked(text: str) -> None:
@@ -464,6 +474,10 @@ def test_a_token_after_a_colour_code_or_an_escaped_tab_is_found() -> None:
         (f'{{"msg": "key:\\u0009{key_id}"}}', key_id),
     ]:
         assert _masked("ci.log", text, secret), text
+
+
+def test_a_value_holding_more_than_a_link_is_judged_as_a_value() -> None:
+    assert _masked("notes.md", f'password = "[[a]]{PASSWORD}"', PASSWORD)
 
 
 def test_a_passphrase_of_six_words_is_found() -> None:

@@ -351,7 +351,8 @@ def _fold(parts: list[str]) -> str:
 
 
 # A page property as Logseq writes its page's first lines ("title:: Team Handbook")
-_PAGE_PROPERTY = re.compile(r"([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*\r?")
+# (a blank or the line's end after "::": "std::cout << x;" opens code, not properties)
+_PAGE_PROPERTY = re.compile(r"([A-Za-z][\w-]*)::(?:[ \t]+(.*?))?[ \t]*\r?")
 
 
 def read_page_properties(text: str) -> tuple[int, dict[str, Any]] | None:
@@ -360,14 +361,16 @@ def read_page_properties(text: str) -> tuple[int, dict[str, Any]] | None:
     starts; None when it opens otherwise. A value's page links are read as their names."""
     fields: dict[str, Any] = {}
     pos = 0
-    while pos < len(text) and len(fields) < FRONT_MATTER_LINES:
+    for _ in range(FRONT_MATTER_LINES):
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         m = _PAGE_PROPERTY.fullmatch(text, pos, end)
         if m is None:
             break
-        fields[m[1]] = m[2].replace("[[", "").replace("]]", "")
+        fields[m[1]] = (m[2] or "").replace("[[", "").replace("]]", "")
         pos = end + 1
+        if pos >= len(text):
+            break
     return (min(pos, len(text)), fields) if fields else None
 
 
