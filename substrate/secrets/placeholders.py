@@ -393,13 +393,8 @@ def _few_words(words: list[str]) -> bool:
     six lower-case words alone, as a diceware passphrase is (not a command of six)."""
     if len(words) <= 5:
         return True
-    return (
-        len(words) == 6
-        and all(w.isalpha() and w.islower() for w in words)
-        and not (
-            says_something(words)  # "replace with the real one later": a sentence
-        )
-    )
+    six = len(words) == 6 and all(w.isalpha() and w.islower() for w in words)
+    return six and not says_something(words)  # ("replace with the real one later": a sentence)
 
 
 def worth_reporting(
