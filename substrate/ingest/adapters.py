@@ -42,7 +42,7 @@ from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment, m
 from substrate.ingest.session import too_large
 from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
-from substrate.ingest.sources import settled_mtime
+from substrate.ingest.sources import being_written
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import (
@@ -275,7 +275,7 @@ def _read_source(path: Path, *, per_line: bool = False) -> tuple[bytes, dict[str
     """The file's bytes and what its items record of it; of a file of a document per line
     written to moments ago, without a last line still being written."""
     data = path.read_bytes()
-    if per_line and settled_mtime(path.stat().st_mtime_ns, time.time()) == -1:  # moments ago
+    if per_line and being_written(path.stat().st_mtime_ns, time.time()):
         data = without_a_line_being_written(data)
     return data, file_provenance(path, data)
 

@@ -23,7 +23,7 @@ from substrate.ingest.formats.traces import SAMPLE_ROWS
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
-from substrate.ingest.sources import REJECTED_KEY, settled_mtime
+from substrate.ingest.sources import REJECTED_KEY, being_written
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
@@ -260,8 +260,11 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
             named = cache_name(ticket, options)
             return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
     written = ticket.mtime_ns  # (None for a stream)
-    recent = written is not None and settled_mtime(written, time.time()) == -1  # moments ago
-    if ticket.fmt in PER_LINE_FORMATS and recent:
+    if (
+        ticket.fmt in PER_LINE_FORMATS
+        and written is not None
+        and being_written(written, time.time())
+    ):
         data = without_a_line_being_written(data)
     digest = content_digest(data)
     if ticket.known_hash == digest:

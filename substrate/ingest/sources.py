@@ -69,6 +69,16 @@ def _sorted_lists(groups: dict[_K, list[str]]) -> dict[_K, list[str]]:
     return groups
 
 
+# A file of a document per line written to within this many seconds may end in a line its
+# writer is still writing (block-buffered writers leave one half-written for many seconds)
+LINE_BEING_WRITTEN_S = 60.0
+
+
+def being_written(mtime_ns: int, now: float) -> bool:
+    """Whether a file last written at ``mtime_ns`` may still be being written at ``now``."""
+    return abs(now - mtime_ns / 1e9) <= LINE_BEING_WRITTEN_S
+
+
 def settled_mtime(mtime_ns: int, ingested_at: float) -> int:
     """``mtime_ns``, or -1 when it is too close to the ingest time to be trusted."""
     return -1 if abs(ingested_at - mtime_ns / 1e9) <= RACY_WINDOW_S else mtime_ns

@@ -376,6 +376,25 @@ def test_a_wide_encoded_file_written_moments_ago_is_read_whole(
 
 def test_a_broken_last_line_written_long_ago_is_a_failure(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
-    _write(runs, _rows("first") + '{"input": "cut sh')  # (dated ten seconds back)
+    runs.write_text(_rows("first") + '{"input": "cut sh')
+    when = time.time() - 600  # (ten minutes back: its writer is done with it)
+    os.utime(runs, (when, when))
     report = ingest_path(Substrate(tmp_path / "shard"), runs)
     assert report.items_added == 1 and [issue.line for issue in report.issues] == [2]
+
+
+def test_a_line_a_buffered_writer_left_half_written_for_seconds_waits_for_its_end(
+    tmp_path: Path,
+) -> None:
+    # a block-buffered writer (C stdio, Go's bufio) leaves a row half written for many seconds:
+    # read then, it failed the run, and once ended every row was written again
+    runs = tmp_path / "runs.jsonl"
+    _write(runs, _rows(*(f"question {n}" for n in range(6))))
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, '{"input": "seventh", "ans', append=True)  # (ten seconds back)
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.files_failed, report.issues, report.items_added) == (0, [], 0)
+    _write(runs, 'wer": "answer to seventh"}\n', append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 0, 0)
