@@ -126,8 +126,13 @@ def _link_filters(
     if root is None or not file_name or ".." in folder.split("/"):
         return None  # (out of the folder ingested)
     under = f"{root.rstrip('/')}/{folder}" if folder else root
-    names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
+    names = _with_extensions(file_name)
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
+
+
+def _with_extensions(name: str) -> tuple[str, ...]:
+    """``name``, and ``name`` with each extension a wiki-style name may leave off."""
+    return (name, *(name + ext for ext in NOTE_EXTENSIONS))
 
 
 def _nearest(
@@ -145,7 +150,7 @@ def _nearest(
     if not name or "/" in name or not isinstance(path, str):
         return filters
     sibling = posixpath.join(posixpath.dirname(path), name)
-    beside = replace(filters, paths=(sibling, *(sibling + e for e in NOTE_EXTENSIONS)))
+    beside = replace(filters, paths=_with_extensions(sibling))
     if any(_visible(c, filters.scopes) for c in first_items(substrate, beside, 1)):
         return beside
     found = {

@@ -13,6 +13,7 @@ import pytest
 
 from mixle_cli.commands import search as search_commands
 from substrate.item import SubstrateItem
+from substrate.retrieval import retrieve
 from substrate.search.index_files import MANIFEST
 from substrate.search.params import FORMAT_VERSION
 from substrate.store import Substrate
@@ -854,50 +855,49 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
     assert none.exit_code == 0 and "past the first" not in none.stderr
 
 
-def test_a_terminal_is_told_the_index_is_being_built(
+@pytest.fixture
+def at_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+) -> Callable[..., str]:
+    """A shard of one item, stderr a terminal: ``searched(**options)`` opens it for a search
+    and returns what was said on stderr."""
     import sys
 
     from mixle_cli.context import AppState
-    from substrate import Substrate, retrieve
 
     shard = tmp_path / "shard"
-    store = Substrate(shard)
-    store.add("text", "refunds take five days")
-    store.save()
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    building = AppState(shard_option=str(shard), command="search").searched()
-    assert "building the search index" in capsys.readouterr().err
-    retrieve(building, "refunds", k=1)
-    AppState(shard_option=str(shard), command="search").searched()  # built: nothing to say
-    assert capsys.readouterr().err == ""
+    put(shard, SubstrateItem("text", "refunds take five days"))
+
+    def searched(**options: Any) -> str:
+        # (the stream capsys gives in the test itself, not the one it gave at set-up)
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+        AppState(shard_option=str(shard), command="search", **options).searched()
+        return capsys.readouterr().err
+
+    return searched
+
+
+def test_a_terminal_is_told_the_index_is_being_built(
+    at_a_terminal: Callable[..., str], tmp_path: Path
+) -> None:
+    assert "building the search index" in at_a_terminal()
+    retrieve(Substrate(tmp_path / "shard"), "refunds", k=1)
+    assert at_a_terminal() == ""  # built: nothing to say
 
 
 def test_a_terminal_is_told_a_large_ingest_is_being_folded_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    at_a_terminal: Callable[..., str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sys
-
     from mixle_cli import context
-    from substrate import Substrate, retrieve
 
     shard = tmp_path / "shard"
-    store = Substrate(shard)
-    store.add("text", "refunds take five days")
-    store.save()
     retrieve(Substrate(shard), "refunds", k=1)  # the index built
-    store.add("text", "returns are free within thirty days " * 20)
-    store.save()
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    put(shard, SubstrateItem("text", "returns are free within thirty days " * 20))
     monkeypatch.setattr(context, "FAR_BEHIND", 1 << 30)
-    context.AppState(shard_option=str(shard), command="search").searched()
-    assert capsys.readouterr().err == ""  # a small change: folded in without a word
+    assert at_a_terminal() == ""  # a small change: folded in without a word
     monkeypatch.setattr(context, "FAR_BEHIND", 100)
-    context.AppState(shard_option=str(shard), command="search").searched()
-    assert "adding the latest changes to the search index" in capsys.readouterr().err
-    context.AppState(shard_option=str(shard), team_option="ops", command="search").searched()
-    assert capsys.readouterr().err == ""  # a team is not told of other teams' writes
+    assert "adding the latest changes to the search index" in at_a_terminal()
+    assert at_a_terminal(team_option="ops") == ""  # not told of other teams' writes
 
 
 def test_a_result_names_its_file_where_two_folders_give_one_name(

@@ -310,11 +310,8 @@ def _untitled_name(fields: dict[str, Any], name: str) -> str:
     title = fields.get("title")
     if isinstance(title, str) and title.strip():
         return section_title(" ".join(title.split()))
-    base = posixpath.basename(name)
-    stem, dot, extension = base.rpartition(".")
-    return (
-        section_title(stem) if dot and stem and f".{extension.lower()}" in NOTE_EXTENSIONS else ""
-    )
+    stem, extension = posixpath.splitext(posixpath.basename(name))
+    return section_title(stem) if extension.lower() in NOTE_EXTENSIONS else ""
 
 
 def _under_title(segments: list[Segment], title: str) -> None:
