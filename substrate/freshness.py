@@ -40,6 +40,8 @@ from substrate.item import SubstrateItem
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, reads_alike_grown
 from substrate.lineage import UNRESOLVED
 from substrate.lineprefixes import LinePrefixes
+from substrate.linesdigest import PROVENANCE_KEY as LINES_HASH_KEY
+from substrate.linesdigest import LinesDigest
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.names import name_bytes
@@ -169,6 +171,9 @@ class _FileState:
     parts: set[tuple[str, str | None]] | None = None
     # the hashes of its first bytes, by how many, where they end a line
     prefixes: LinePrefixes | None = None
+    # whether its first bytes, but for the lines a digest leaves out, hash as they did: by
+    # the digest (``_grew_past_secrets``)
+    past_secrets: dict[str, bool] = field(default_factory=dict)
 
 
 class FileChecker:
@@ -220,7 +225,7 @@ class FileChecker:
         if not state.is_file:
             return f"moved: referenced path '{shown}' is no longer a file"
         if not recorded:  # withheld at ingest (the file held a secret): the stat must tell
-            if _same_stat(prov, state):
+            if _same_stat(prov, state) or self._grew_past_secrets(prov, hashed, state):
                 return None
             return f"changed: '{shown}' has another size or modification time than at ingest"
         if not self.rehash and self._unchanged_by_stat(prov, state):
@@ -250,6 +255,26 @@ class FileChecker:
         if state.prefixes is None:
             state.prefixes = LinePrefixes(_os_name(path))
         return state.prefixes.of(size) == recorded[:32]
+
+    @staticmethod
+    def _grew_past_secrets(prov: dict[str, Any], path: str, state: _FileState) -> bool:
+        """``_grew_by_lines`` for an item of a document per line that held a secret, whose
+        hash was withheld: by the digest of its bytes without the lines that held one
+        (``linesdigest``), kept in its stead; a file only touched is found so too."""
+        told = prov.get(LINES_HASH_KEY)
+        known = LinesDigest.parse(told)
+        size = prov.get("size")
+        if known is None or type(size) is not int or not 0 < size <= state.size:
+            return False  # (of the same size: touched, or a restored copy)
+        key = f"{size}:{told}"
+        if key not in state.past_secrets:
+            try:
+                with open(_os_name(path), "rb") as fh:
+                    head = fh.read(size)
+            except OSError:
+                head = b""
+            state.past_secrets[key] = known.of(head, size) == known.digest
+        return state.past_secrets[key]
 
     def modified(self, item: SubstrateItem, ref: str) -> float:
         """When the file ``ref`` names was last modified, as found by ``signal`` (infinity:
@@ -627,6 +652,7 @@ _PROVENANCE_KEYS = (
     "manifest",
     "source",
     "content_hash",
+    LINES_HASH_KEY,
     "size",
     "mtime",
     "mtime_ns",

@@ -22,6 +22,7 @@ import orjson
 from substrate.ingest.disklook import DiskLook
 from substrate.ingest.prepare import Prepared, Ticket
 from substrate.ingest.sources import SourceCache, SourceState
+from substrate.linesdigest import whole_file_hash
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -58,7 +59,7 @@ class MovedFiles:
         # all files are gathered only for another one
         if ticket.path is None:
             return None
-        if not done.digest:  # (rare: a secret was masked in it)
+        if not whole_file_hash(done.digest):  # (rare: a secret was masked in it)
             return self.origin_without_hash(ticket, done)
         known = self.cache.get(ticket.key) if ticket.known_hash else None
         if known is not None and known.ids:
@@ -151,7 +152,8 @@ class MovedFiles:
         judged yet, nor changed by another run meanwhile, nor written by this one."""
         if key in self.gone or self.cache.stored_meanwhile(key):
             return False
-        return not (state.content_hash or state.skipped) and self.written.isdisjoint(state.ids)
+        known = whole_file_hash(state.content_hash)
+        return not (known or state.skipped) and self.written.isdisjoint(state.ids)
 
     def by_hash(self) -> dict[str, deque[str]]:
         """The files of this scope the cache knows, by content hash (``origin`` takes each

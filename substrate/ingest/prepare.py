@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +22,7 @@ from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.jsonl import without_a_line_being_written
 from substrate.ingest.formats.traces import SAMPLE_ROWS
 from substrate.ingest.report import GateTally
+from substrate.ingest.secretlines import keep_lines_digest, relooked
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY, being_written
@@ -28,6 +30,8 @@ from substrate.ingest.textio import content_digest, decode_text, read_unless_bin
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
 from substrate.lineprefixes import LinePrefixes
+from substrate.linesdigest import PROVENANCE_KEY as LINES_HASH_KEY
+from substrate.linesdigest import LinesDigest
 from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
@@ -53,6 +57,7 @@ COMPUTED_PROVENANCE = frozenset(
         *("ingested_at", "format", "content_hash", "ingest_options", "ingest_scope"),
         DIGEST_KEY,
         REJECTED_KEY,
+        LINES_HASH_KEY,
     }
 )
 
@@ -156,6 +161,9 @@ class Prepared:
     # document per line whose lines added hold no secret, the earlier lines are not gated and
     # built again (``_gated``), so that a line appended costs a line's work, not the file's
     lines_before: int = 0
+    # for a log last read with secrets in some lines (``LinesDigest``) that only grew since:
+    # its digest now, those lines still left out; they are gated again beside the lines added
+    relook: str = ""
 
     def item_ids(self) -> list[str]:
         """The ids of the items, whichever way they are held."""
@@ -185,6 +193,7 @@ class Prepared:
                 self.rejected_words,
                 self.grown_from,
                 self.lines_before,
+                self.relook,
             ),
         )
 
@@ -270,7 +279,11 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
     done = Prepared(PARSED, len(data), digest, prepared_at=time.time())
-    done.grown_from = _grown_from(ticket, data)
+    known = LinesDigest.parse(ticket.known_hash)
+    if known is None:
+        done.grown_from = _grown_from(ticket, data)
+    else:
+        done.grown_from, done.relook = _grown_past_secrets(ticket, data, known)
     # (in UTF-16 or -32 a byte 0x0A is also part of other characters: no count of lines)
     if done.grown_from and ticket.fmt in PER_LINE_FORMATS and wide_encoding(data) is None:
         done.lines_before = data.count(b"\n", 0, done.grown_from)
@@ -287,6 +300,19 @@ def _grown_from(ticket: Ticket, data: bytes) -> int:
     if LinePrefixes(ticket.key, data).of(size) != ticket.known_hash:
         return 0
     return size
+
+
+def _grown_past_secrets(ticket: Ticket, data: bytes, known: LinesDigest) -> tuple[int, str]:
+    """``_grown_from`` for a document per line last read with secrets in some of its lines
+    (``known``): the size it had, and its digest now with the same lines left out, when its
+    first bytes, those lines left out, hash as they did; else ``(0, "")``."""
+    size = ticket.known_size
+    if ticket.fmt not in PER_LINE_FORMATS or not 0 < size < len(data):
+        return 0, ""
+    now = known.of(data, len(data))
+    if now is None or known.of(data, size) != known.digest:
+        return 0, ""
+    return size, str(LinesDigest(now, known.skipped, known.ids))
 
 
 def _parse(ticket: Ticket, read: _Read, options: IngestOptions) -> Prepared | _Parsed:
@@ -317,16 +343,17 @@ def _gated(
     encoded: bool,
 ) -> Prepared:
     """The items of a file parsed and screened, through the gate, in ``step.done``: of the
-    lines added since it was last ingested alone (``Prepared.lines_before``), when none of
-    them holds a secret; else of the whole file (a secret found in a line added is masked
-    wherever it stands bare, in earlier lines too)."""
+    lines added since it was last ingested alone (``Prepared.lines_before``; with its lines
+    that held a secret, ``Prepared.relook``), when none of them holds a secret; else of the
+    whole file (a secret found in a line added is masked wherever it stands bare, in earlier
+    lines too)."""
     done = step.done
     after = done.lines_before
     if after and _read_alike(step.parsed.segments, after, options):
         added = _gated_lines(ticket, step, screen, options, fingerprint, encoded, after)
         if added is not None:
             return added
-    done.lines_before = 0
+    done.lines_before, done.relook = 0, ""
     built = _gated_lines(ticket, step, screen, options, fingerprint, encoded, 0)
     assert built is not None
     return built
@@ -363,10 +390,13 @@ def _gated_lines(
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     tally = GateTally(items_dropped=parsed.dropped)
     builder = _builder(ticket, options, done, tally)
-    built_items = _gated_items(ticket, parsed, done, fingerprint, screen, builder, after)
+    relook = LinesDigest.parse(done.relook) if after else None
+    again = relook.lines() if relook is not None else frozenset()
+    built_items = _gated_items(ticket, parsed, done, fingerprint, screen, builder, after, again)
     _build(done, built_items, encoded, rejected)
-    if after and (builder.secrets or tally.redactions):
+    if after and relook is None and (builder.secrets or tally.redactions):
         return None
+    plain = done.digest
     amends: list[Callable[[SubstrateItem], None]] = []
     built: list[SubstrateItem] | None = None  # the log lines of ``done`` decoded, once
     if builder.secrets and len(done.encoded or done.items) > 1:
@@ -392,6 +422,14 @@ def _gated_lines(
         amends.append(lambda item: withhold_hash(item.provenance))
     if amends:
         _amend(done, amends, done.built_items() if built is None else built)
+    if relook is not None:
+        if not relooked(done, relook, after, text, builder.secrets):
+            done.digest = plain
+            return None
+        done.digest = done.relook
+        tally.redactions, tally.redaction_rules = 0, Counter()  # (of lines stored already)
+    elif not done.digest and options.redact and ticket.fmt in PER_LINE_FORMATS:
+        keep_lines_digest(done, text, builder.secrets, parsed)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
@@ -649,11 +687,13 @@ def _gated_items(
     screen: FileScreen,
     builder: ItemBuilder,
     after: int = 0,
+    again: frozenset[int] = frozenset(),
 ) -> Iterator[SubstrateItem]:
     """The items of the parsed segments, one at a time, through the gate (unless ``screen``
     knows they pass it), with their provenance; a segment the gate refuses becomes an issue
     of ``done``. Those of the first ``after`` lines are only counted (``pass_over``): their
-    items are stored already."""
+    items are stored already; but for the lines ``again``, which held secrets: gated again,
+    their items show whether the lines still hold what they did (``secretlines.relooked``)."""
     now = done.prepared_at
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
@@ -666,11 +706,14 @@ def _gated_items(
     }
     if done.named:  # lets a rebuilt source cache name the source as this run does
         fixed[DIGEST_KEY] = origin_digest(ticket.key)
+    known = LinesDigest.parse(done.relook)
+    if known is not None:
+        fixed[LINES_HASH_KEY] = known.for_items()
     for position, seg in enumerate(parsed.segments):
         # only strings that come from the content pass the gate; numbers and the fields
         # computed here cannot hold a secret, and are added after it
         provenance = {"source": ticket.source, "path": ticket.path, "section": seg.section}
-        if after and seg.line_end and seg.line_end <= after:
+        if after and seg.line_end and seg.line_end <= after and seg.line_start not in again:
             builder.pass_over(seg, {**provenance, **seg.extra} if seg.extra else provenance)
             continue
         computed: dict[str, Any] = {

@@ -56,6 +56,7 @@ from substrate.item import place_value
 from substrate.itemline import decode, encode
 from substrate.limits import reads_alike_grown
 from substrate.lineprefixes import LinePrefixes
+from substrate.linesdigest import LinesDigest, whole_file_hash
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -687,6 +688,9 @@ class IngestSession:
             head = read_head(entry.path, self.within, cached.size)
         except OSError:
             return False
+        known = LinesDigest.parse(cached.content_hash)  # (one that held a secret)
+        if known is not None:
+            return known.of(head, cached.size) == known.digest
         return LinePrefixes(entry.path, head).of(cached.size) == cached.content_hash
 
     def format_of(self, entry: FileEntry) -> str | None:
@@ -879,12 +883,12 @@ class IngestSession:
         items are written again with the time freshness reads, but the file is unchanged, and
         its secrets are no new redactions. The items removed from it by hand since are left
         out of ``done``, as ``leave_out_removed`` leaves them out of an unchanged file."""
-        if done.status != prep.PARSED or done.digest:
+        if done.status != prep.PARSED or whole_file_hash(done.digest):
             return False
         cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped or cached.options != self.cache_key:
             return False
-        if cached.content_hash:  # stored by an earlier mixle with it: written again without
+        if whole_file_hash(cached.content_hash):  # (by an earlier mixle: written again without)
             return False
         new = done.built_items()
         known = set(cached.ids)

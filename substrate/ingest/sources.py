@@ -39,6 +39,7 @@ from substrate.ingest.sourcekeys import (
     source_key,
 )
 from substrate.item import whole_number
+from substrate.linesdigest import whole_file_hash
 from substrate.log import LogFile, Watermark
 from substrate.notelinks import ingest_root
 from substrate.secrets.paths import safe_path
@@ -555,13 +556,15 @@ class SourceCache:
         return _sorted_lists(by_hash)
 
     def hashless_files_by_look(self) -> dict[tuple[int, int, str], list[str]]:
-        """The files of this scope known with no content hash (a secret was masked in them)
-        by their size, modification time and name, as a move keeps them; each list sorted.
-        Not those last read too close to their modification for the time to be trusted."""
+        """The files of this scope known with no hash of their bytes (a secret was masked in
+        them: none, or ``linesdigest``'s) by their size, modification time and name, as a
+        move keeps them; each list sorted. Not those last read too close to their
+        modification for the time to be trusted."""
         by_look: dict[tuple[int, int, str], list[str]] = {}
         for path, size, mtime_ns, found in self._files_on_disk():
             # (nor a malformed entry: ``_state`` passes it over when asked)
-            if not found and mtime_ns != -1 and isinstance(size, int) and isinstance(mtime_ns, int):
+            hashless = not (isinstance(found, str) and whole_file_hash(found))  # (or by its lines)
+            if hashless and mtime_ns != -1 and isinstance(size, int) and isinstance(mtime_ns, int):
                 by_look.setdefault((size, mtime_ns, os.path.basename(path)), []).append(path)
         return _sorted_lists(by_look)
 

@@ -204,10 +204,15 @@ def reingest_phase(tree: Path, shard: Path) -> dict[str, float]:
     }
 
 
-def write_trace_log(path: Path, rows: int) -> None:
+# A key an agent logged once, in the fourth row of the trace file that holds a secret
+LOGGED_KEY = "AKIA" + "IOSFODNN7EXAMPLF"
+
+
+def write_trace_log(path: Path, rows: int, *, secret: bool) -> None:
     """A trace file of ``rows`` JSON Lines, a tldr example each (its description asked, its
     command the answer), as an agent's run log grows. Examples holding what the gate masks
-    are left out: no hash is kept of a file holding a secret, so it is read whole each time."""
+    are left out; with ``secret``, its fourth row holds a key (such a file keeps the hash of
+    its other lines alone, ``substrate.linesdigest``)."""
     written = 0
     with gzip.open(DATA, "rt", encoding="utf-8") as fh, path.open("w", encoding="utf-8") as out:
         for line in fh:
@@ -215,21 +220,23 @@ def write_trace_log(path: Path, rows: int) -> None:
             if find_secrets(text):
                 continue
             desc, _, cmd = text.partition("\n")
+            if secret and written == 3:
+                cmd = f"AWS_ACCESS_KEY_ID={LOGGED_KEY} {cmd}"
             out.write(json.dumps({"input": desc, "answer": cmd, "step": written}) + "\n")
             written += 1
             if written == rows:
                 return
 
 
-def appended_phase(work: Path, rows: int) -> dict[str, float]:
+def appended_phase(work: Path, rows: int, secret: bool) -> dict[str, float]:
     """A trace file read whole, then given one line: peer, first ingest, and the re-ingest."""
-    log = work / "traces" / "run.jsonl"
+    log = work / ("traces-with-a-secret" if secret else "traces") / "run.jsonl"
     log.parent.mkdir()
-    write_trace_log(log, rows)
+    write_trace_log(log, rows, secret=secret)
     settled = time.time() - 60  # (out of the racy window: its last line is trusted)
     os.utime(log, (settled, settled))
     t_hash, _ = timed(hash_walk, log.parent, repeat=3)
-    shard = work / "trace-shard"
+    shard = work / ("trace-shard-secret" if secret else "trace-shard")
     t_first, _ = timed(lambda: ingest_path(Substrate(shard), log.parent))
     with log.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps({"input": "one more step", "answer": "true"}) + "\n")
@@ -264,7 +271,8 @@ def main() -> int:
         if phase == "first":
             print(json.dumps(first_phase(Path(where[0]), Path(where[1]), args.repeat)))
         elif phase == "appended":
-            print(json.dumps(appended_phase(Path(where[0]), int(where[1]))))
+            secret = where[2:] == ["secret"]
+            print(json.dumps(appended_phase(Path(where[0]), int(where[1]), secret)))
         else:
             print(json.dumps(reingest_phase(Path(where[0]), Path(where[1]))))
         return 0
@@ -283,24 +291,26 @@ def main() -> int:
         again = in_fresh_process("reingest", str(tree), str(Path(tmp) / "shard"))
         rows = "10000" if args.quick else "30000"
         appended = in_fresh_process("appended", tmp, rows)
+        with_secret = in_fresh_process("appended", tmp, rows, "secret")
     print_table(first, again, size)
-    print_appended(appended)
+    print_appended(appended, with_secret)
     return 0
 
 
-def print_appended(result: dict[str, float]) -> None:
-    """The trace file given one line: its re-ingest beside the first (target: proportional
-    to the change, so a small part of the first)."""
-    rows, t_hash, t_first, t_added = (result[k] for k in ("rows", "hash", "first", "added"))
-    print(f"\nA trace file of {rows:,.0f} rows, given one more\n")
+def print_appended(plain: dict[str, float], with_secret: dict[str, float]) -> None:
+    """The trace file given one line, and one that holds a secret: each re-ingest beside its
+    first (target: proportional to the change, so a small part of the first)."""
+    print(f"\nA trace file of {plain['rows']:,.0f} rows, given one more\n")
     print("| run | seconds | ratio |")
     print("|---|---:|---|")
-    print(f"| read + sha256 of the file (peer) | {t_hash:.3f} | |")
-    print(f"| first ingest | {t_first:.3f} | {t_first / t_hash:.1f}x read+hash |")
-    print(
-        f"| re-ingest, one line appended | {t_added:.3f} | {t_added / t_first:.2f}x the first "
-        f"ingest, {t_added / t_hash:.1f}x read+hash |"
-    )
+    for result, which in ((plain, ""), (with_secret, ", one row holding a key")):
+        t_hash, t_first, t_added = (result[k] for k in ("hash", "first", "added"))
+        print(f"| read + sha256 of the file (peer){which} | {t_hash:.3f} | |")
+        print(f"| first ingest{which} | {t_first:.3f} | {t_first / t_hash:.1f}x read+hash |")
+        print(
+            f"| re-ingest, one line appended{which} | {t_added:.3f} | {t_added / t_first:.2f}x "
+            f"the first ingest, {t_added / t_hash:.1f}x read+hash |"
+        )
 
 
 def print_table(first: dict[str, float], again: dict[str, float], size: int) -> None:

@@ -1,5 +1,7 @@
 """A file of a document per line (JSON Lines, traces), or a table (CSV, TSV), that only grew:
-the items of its old lines are left as they are stored, and freshness finds them fresh."""
+the items of its old lines are left as they are stored, and freshness finds them fresh; one
+that held a secret too, by the digest of its bytes without the lines that held one
+(``linesdigest``), which confirms no guess of it."""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import pytest
 from substrate.freshness import freshness_report
 from substrate.ingest import ingest_path
 from substrate.ingest.build import ItemBuilder
+from substrate.ingest.sources import SourceCache
 from substrate.limits import SNIFF_CHARS
+from substrate.linesdigest import MOST_SKIPPED, LinesDigest
 from substrate.store import Substrate
 from substrate.supersession import outdated_copies
 
@@ -271,7 +275,11 @@ def test_a_last_line_without_its_line_break_is_read_again(tmp_path: Path) -> Non
     assert _stale(Substrate(shard)) == []
 
 
-def test_a_line_added_holding_a_secret_reads_the_whole_file_again(tmp_path: Path) -> None:
+def test_a_line_added_holding_a_secret_is_masked_and_the_earlier_lines_stay_stored(
+    tmp_path: Path,
+) -> None:
+    # read whole (the token may stand bare in an earlier line), but the earlier lines give
+    # the items they gave: left as they are, their record of the file true of its first bytes
     runs = tmp_path / "runs.jsonl"
     _write(runs, _rows("alpha", "beta"))
     shard = tmp_path / "shard"
@@ -280,9 +288,10 @@ def test_a_line_added_holding_a_secret_reads_the_whole_file_again(tmp_path: Path
     _write(runs, _rows(f"the deploy token is {token}"), append=True)
     report = ingest_path(Substrate(shard), runs)
     assert report.redactions == 1 and report.items_added == 1
-    assert report.items_rewritten == 2  # (no hash is kept of a file holding a secret)
+    assert report.items_rewritten == 0
     assert token not in (shard / "items.jsonl").read_text()
     assert len(Substrate(shard)) == 3
+    assert _stale(Substrate(shard)) == []
 
 
 def test_a_cache_rebuilt_after_lines_were_added_reads_the_file_once_and_keeps_one_copy(
@@ -398,3 +407,168 @@ def test_a_line_a_buffered_writer_left_half_written_for_seconds_waits_for_its_en
     _write(runs, 'wer": "answer to seventh"}\n', append=True)
     report = ingest_path(Substrate(shard), runs)
     assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 0, 0)
+
+
+# A log that held a secret
+
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+OTHER = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+def _log(tmp_path: Path, secret: str = TOKEN) -> Path:
+    runs = tmp_path / "runs.jsonl"
+    questions = [f"question {n}" for n in range(30)]
+    questions[3] = f"call the api with {secret} please"
+    _write(runs, _rows(*questions))
+    return runs
+
+
+def _recorded(shard: Path, runs: Path) -> str:
+    """The hash the source cache keeps of ``runs``."""
+    state = SourceCache.open(Substrate(shard), "local").get(str(runs))
+    assert state is not None
+    return state.content_hash
+
+
+def _texts(shard: Path) -> list[str]:
+    return sorted(item.text for item in Substrate(shard).iter_items())
+
+
+def test_lines_added_to_a_log_that_held_a_secret_are_stored_alone(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    before = (shard / "items.jsonl").stat().st_size
+    _write(runs, _rows("one more question"), append=True)
+    assert _stale(Substrate(shard)) == []  # what its old lines say, they still say
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 0, 0)
+    assert report.redactions == 0  # (the secret's line is stored already: nothing new masked)
+    assert (shard / "items.jsonl").stat().st_size - before < 2_000  # not the file again
+    assert len(Substrate(shard)) == 31 and _stale(Substrate(shard)) == []
+    for path in (shard / "items.jsonl", shard / "index" / "sources.json"):
+        assert TOKEN not in path.read_text()
+    assert ingest_path(Substrate(shard), runs).files_unchanged == 1
+
+
+def test_the_digest_kept_confirms_no_guess_of_the_secret(tmp_path: Path) -> None:
+    # the same log with another token keeps the same digest: nothing of the token is hashed
+    digests = []
+    for secret in (TOKEN, OTHER):
+        folder = tmp_path / secret[-4:]
+        folder.mkdir()
+        runs = _log(folder, secret)
+        ingest_path(Substrate(folder / "shard"), runs)
+        digests.append(LinesDigest.parse(_recorded(folder / "shard", runs)))
+    assert digests[0] is not None and digests[1] is not None
+    assert digests[0].digest == digests[1].digest
+    assert [number for number, _, _ in digests[0].skipped] == [4]
+    item = next(iter(Substrate(tmp_path / TOKEN[-4:] / "shard").iter_items()))
+    assert "content_hash" not in item.provenance and "lines_hash" in item.provenance
+
+
+def test_an_edit_of_a_secret_line_beside_lines_added_is_seen(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    # (of the same length: the bytes the digest is of are those it hashed)
+    edited = runs.read_text().replace("call the api with", "call the web with")
+    _write(runs, edited + _rows("one more question"))
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_removed) == (2, 1)
+    texts = _texts(shard)
+    assert any("call the web with [REDACTED:" in text for text in texts)
+    assert not any("call the api" in text for text in texts)
+
+
+def test_a_line_added_with_a_new_secret_joins_the_lines_left_out(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, _rows(f"rotated: GITHUB_TOKEN={OTHER}"), append=True)
+    report = ingest_path(Substrate(shard), runs)  # (read whole: both secrets counted)
+    assert (report.items_added, report.items_rewritten, report.redactions) == (1, 0, 2)
+    known = LinesDigest.parse(_recorded(shard, runs))
+    assert known is not None and known.lines() == {4, 31}
+    _write(runs, _rows("one more question"), append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_rewritten, report.redactions) == (1, 0, 0)
+    assert OTHER not in (shard / "items.jsonl").read_text()
+
+
+def test_a_new_secret_that_stands_bare_in_an_earlier_line_is_masked_there(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    questions = [f"question {n}" for n in range(30)]
+    questions[3] = f"call the api with {TOKEN} please"
+    questions[7] = f"the value was {OTHER[4:]}"  # bare: no rule finds it alone
+    _write(runs, _rows(*questions))
+    ingest_path(Substrate(shard), runs)
+    assert any(OTHER[4:] in text for text in _texts(shard))
+    _write(runs, _rows(f"rotated: the new token is {OTHER[4:]}, GITHUB_TOKEN={OTHER}"), append=True)
+    ingest_path(Substrate(shard), runs)
+    assert not any(OTHER[4:] in text for text in _texts(shard))
+
+
+def test_a_rebuilt_source_cache_reads_the_log_whole_once(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    shutil.rmtree(shard / "index")
+    _write(runs, _rows("one more question"), append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert report.items_added == 1 and len(Substrate(shard)) == 31
+    assert LinesDigest.parse(_recorded(shard, runs)) is not None
+    _write(runs, _rows("and another"), append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert (report.items_added, report.items_rewritten) == (1, 0)
+
+
+def test_freshness_tells_an_earlier_line_edited_in_a_log_that_held_a_secret(
+    tmp_path: Path,
+) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, runs.read_text().replace("question 12", "question twelve") + _rows("more"))
+    assert len(_stale(Substrate(shard))) == 30  # the file changed, not only grew
+
+
+def test_a_log_with_many_lines_holding_secrets_keeps_no_hash(tmp_path: Path) -> None:
+    # every item would record them all: read whole at each change, as before
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    keys = [f"AKIA{n:04d}QWRTZPUI7XYP" for n in range(MOST_SKIPPED + 1)]
+    _write(runs, _rows(*(f"call with {key}" for key in keys), "no key here"))
+    ingest_path(Substrate(shard), runs)
+    assert _recorded(shard, runs) == ""
+    _write(runs, _rows("one more question"), append=True)
+    report = ingest_path(Substrate(shard), runs)
+    assert report.items_added == 1 and len(Substrate(shard)) == MOST_SKIPPED + 3
+    assert not any("AKIA" in text for text in _texts(shard))
+
+
+def test_a_log_that_held_a_secret_grown_past_the_size_limit_keeps_its_items(
+    tmp_path: Path,
+) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    limit = runs.stat().st_size + 10
+    ingest_path(Substrate(shard), runs.parent, max_file_size=limit)
+    _write(runs, _rows("one more question"), append=True)
+    grown = ingest_path(Substrate(shard), runs.parent, max_file_size=limit)
+    assert (grown.items_removed, len(Substrate(shard))) == (0, 30)
+    assert "only grew" in grown.files[0].reason
+
+
+def test_a_log_that_held_a_secret_touched_is_unchanged(tmp_path: Path) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, runs.read_text())  # the same bytes, a new modification time
+    touched = ingest_path(Substrate(shard), runs)
+    assert (touched.files_unchanged, touched.files_updated, touched.redactions) == (1, 0, 0)
+    assert _stale(Substrate(shard)) == []
+
+
+def test_a_log_that_held_a_secret_moved_is_known_moved(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    runs, shard = _log(logs), tmp_path / "shard"
+    ingest_path(Substrate(shard), logs)
+    (logs / "old").mkdir()
+    runs.rename(logs / "old" / runs.name)
+    moved = ingest_path(Substrate(shard), logs)  # (its items' ids follow its new path)
+    assert (moved.files_added, moved.files_removed, moved.files_moved) == (1, 1, 1)
+    assert len(Substrate(shard)) == 30

@@ -1,0 +1,139 @@
+"""A log that held a secret, read as one that only grows: its digest without the lines that
+held one (``linesdigest``), kept when it is read whole, and checked when only lines were
+added, its secret lines gated again beside them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import orjson
+
+from substrate.itemline import decode, encode
+from substrate.linesdigest import (
+    MOST_SKIPPED,
+    PROVENANCE_KEY,
+    LinesDigest,
+    bytes_without,
+    line_spans,
+)
+from substrate.secrets.hits import MASK_LEAD
+
+if TYPE_CHECKING:
+    from substrate.ingest.prepare import Prepared
+    from substrate.ingest.segment import Parsed
+    from substrate.item import SubstrateItem
+
+_MASK = MASK_LEAD.encode()
+
+
+def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed: Parsed) -> None:
+    """Give ``done``, a document per line read whole whose hash was withheld (it held a
+    secret), the digest of its bytes without the lines that held one (those of items the gate
+    masked, and the lines rejected), and its items that digest, when what it hashes holds
+    none of the ``secrets`` the gate found; else it keeps no hash, as before."""
+    if any(seg.secrets is not None for seg in parsed.segments):
+        return  # a secret cut across segments: its parts are not known to lie in one line
+    lines: set[int] = set()
+    for _, number in done.issues:  # (no item holds them: a secret may)
+        if number is None:
+            return
+        lines.add(number)
+    pairs = done.encoded if done.encoded is not None else [(i.id, encode(i)) for i in done.items]
+    for _, line in pairs:
+        if _MASK in line:
+            span = _lines_of(decode(line))
+            if span is None:
+                return
+            lines.update(span)
+    if not 0 < len(lines) <= MOST_SKIPPED:
+        return
+    data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
+    if len(data) != done.bytes_read or not data.endswith(b"\n"):
+        return
+    spans = line_spans(data, sorted(lines))
+    if spans is None:
+        return
+    rest = bytes_without(data, spans)
+    if _holds_any(rest, secrets):
+        return
+    digest = LinesDigest(hashlib.sha256(rest).hexdigest()[:32], tuple(spans), ())
+    told = str(digest)  # (as the items record it: ``LinesDigest.for_items``)
+    ids = []
+    if done.encoded is None:
+        for item in done.items:
+            item.provenance[PROVENANCE_KEY] = told
+            if _on_lines(item, lines):
+                ids.append(item.id)
+    else:
+        stamped = []
+        for item_id, line in done.encoded:  # (one at a time: a log of a million rows)
+            item = decode(line)
+            item.provenance[PROVENANCE_KEY] = told
+            if _on_lines(item, lines):
+                ids.append(item_id)
+            stamped.append((item_id, encode(item)))
+        done.encoded = stamped
+    done.digest = str(LinesDigest(digest.digest, digest.skipped, tuple(ids)))
+
+
+def relooked(
+    done: Prepared, known: LinesDigest, after: int, text: str, secrets: Iterable[str]
+) -> bool:
+    """Whether the lines of a document per line that held secrets (``known``), gated again
+    beside the lines added since (past line ``after``), hold what they did: their items have
+    the ids stored, and what the digest hashes holds none of the ``secrets``; and whether the
+    lines added hold none (no item of theirs masked, none rejected): a new secret may stand
+    bare in an earlier line, whose item must be masked too, so the file is read whole. The
+    items of the lines gated again are then taken out of ``done``: they are stored."""
+    if any(line is None or line > after for _, line in done.issues):
+        return False
+    lines = known.lines()
+    items = _with_lines(done)
+    again = [item for item, _ in items if item.provenance.get("line_start") in lines]
+    added = [(item, line) for item, line in items if item.provenance.get("line_start") not in lines]
+    if sorted(item.id for item in again) != sorted(known.ids):
+        return False
+    if any(_MASK in line for _, line in added):
+        return False
+    data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
+    if len(data) != done.bytes_read or _holds_any(
+        bytes_without(data, list(known.skipped)), secrets
+    ):
+        return False
+    if done.encoded is not None:
+        done.encoded = [(item.id, line) for item, line in added]
+    else:
+        done.items = [item for item, _ in added]
+    return True
+
+
+def _with_lines(done: Prepared) -> list[tuple[SubstrateItem, bytes]]:
+    """The items of ``done``, each with its log line."""
+    if done.encoded is not None:
+        return [(decode(line), line) for _, line in done.encoded]
+    return [(item, encode(item)) for item in done.items]
+
+
+def _lines_of(item: SubstrateItem) -> set[int] | None:
+    start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
+    if type(start) is not int or type(end) is not int or not 0 < start <= end:
+        return None
+    return set(range(start, end + 1))
+
+
+def _on_lines(item: SubstrateItem, lines: set[int]) -> bool:
+    span = _lines_of(item)
+    return span is not None and not span.isdisjoint(lines)
+
+
+def _holds_any(data: bytes, secrets: Iterable[str]) -> bool:
+    """Whether ``data`` holds one of ``secrets`` as it is, or as JSON writes it (escaped,
+    with or without its non-ASCII characters as ``\\u`` escapes)."""
+    for secret in secrets:
+        forms = {secret.encode(), orjson.dumps(secret)[1:-1], json.dumps(secret)[1:-1].encode()}
+        if any(form in data for form in forms):
+            return True
+    return False
