@@ -60,6 +60,16 @@ class LinesDigest:
         when they end no line, or a line skipped lies past them)."""
         return digest_without(data, size, [(start, end) for _, start, end in self.skipped])
 
+    def placed(self, data: bytes) -> bool:
+        """Whether each line left out is still, whole, the line of its number at its bytes in
+        ``data``: an edit of as many bytes may have moved the lines' ends."""
+        return all(
+            data.count(b"\n", 0, start) == number - 1
+            and data.count(b"\n", start, end) == 1
+            and data[end - 1 : end] == b"\n"
+            for number, start, end in self.skipped
+        )
+
     def for_items(self) -> str:
         """The digest as the items record it, for freshness checks: without the ids."""
         return str(LinesDigest(self.digest, self.skipped, ()))

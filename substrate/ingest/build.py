@@ -257,11 +257,20 @@ def secret_in_lines(text: str, numbers: Iterable[int | None]) -> bool:
     """Whether one of the lines ``numbers`` (1-based; those a parser rejected) of ``text``
     holds a secret: no item holds it, but a hash of the file is of its bytes too, so that it
     must be withheld (``withhold_hash``). Rare: only files with rejected lines look."""
+    return bool(secrets_in_lines(text, numbers))
+
+
+def secrets_in_lines(text: str, numbers: Iterable[int | None]) -> set[str]:
+    """The secrets the scanner finds in the lines ``numbers`` (1-based) of ``text``."""
     wanted = sorted({n for n in numbers if n})
     if not wanted:
-        return False
+        return set()
     lines = text.split("\n")
-    return any(find_secrets(lines[n - 1]) for n in wanted if n <= len(lines))
+    found: set[str] = set()
+    for n in wanted:
+        line = lines[n - 1] if n <= len(lines) else ""
+        found.update(line[hit.start : hit.end] for hit in find_secrets(line))
+    return found
 
 
 def _occurrence(

@@ -59,7 +59,7 @@ class MovedFiles:
         # all files are gathered only for another one
         if ticket.path is None:
             return None
-        if not whole_file_hash(done.digest):  # (rare: a secret was masked in it)
+        if not done.digest:  # (rare: a secret was masked in it)
             return self.origin_without_hash(ticket, done)
         known = self.cache.get(ticket.key) if ticket.known_hash else None
         if known is not None and known.ids:

@@ -7,6 +7,7 @@ a ``Prepared``, is applied to the store and the source cache by the session, in 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import time
 from collections import Counter
@@ -16,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
+from substrate.ingest.build import ItemBuilder, secret_in_lines, secrets_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.jsonl import without_a_line_being_written
@@ -161,9 +162,18 @@ class Prepared:
     # document per line whose lines added hold no secret, the earlier lines are not gated and
     # built again (``_gated``), so that a line appended costs a line's work, not the file's
     lines_before: int = 0
-    # for a log last read with secrets in some lines (``LinesDigest``) that only grew since:
-    # its digest now, those lines still left out; they are gated again beside the lines added
-    relook: str = ""
+    # a document per line that held a secret: the digest of its bytes without the lines that
+    # held one (``linesdigest``), which the source cache keeps in its hash's stead. Read again
+    # having only grown: the one it has now, those lines still left out, gated again beside
+    # the lines added (``secretlines.relooked``)
+    lines_digest: str = ""
+    # whether its bytes are its text, line for line (no carriage return, no byte-order mark):
+    # a lines digest is taken of the text, and checked against the bytes
+    text_as_read: bool = False
+
+    def recorded_hash(self) -> str:
+        """What the source cache keeps of its content: its hash, else its lines digest."""
+        return self.digest or self.lines_digest
 
     def item_ids(self) -> list[str]:
         """The ids of the items, whichever way they are held."""
@@ -193,7 +203,8 @@ class Prepared:
                 self.rejected_words,
                 self.grown_from,
                 self.lines_before,
-                self.relook,
+                self.lines_digest,
+                self.text_as_read,
             ),
         )
 
@@ -283,10 +294,12 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     if known is None:
         done.grown_from = _grown_from(ticket, data)
     else:
-        done.grown_from, done.relook = _grown_past_secrets(ticket, data, known)
+        done.grown_from, done.lines_digest = _grown_past_secrets(ticket, data, known)
     # (in UTF-16 or -32 a byte 0x0A is also part of other characters: no count of lines)
     if done.grown_from and ticket.fmt in PER_LINE_FORMATS and wide_encoding(data) is None:
         done.lines_before = data.count(b"\n", 0, done.grown_from)
+    if ticket.fmt in PER_LINE_FORMATS:
+        done.text_as_read = b"\r" not in data and not data.startswith(codecs.BOM_UTF8)
     return _Read(done, data)
 
 
@@ -310,7 +323,7 @@ def _grown_past_secrets(ticket: Ticket, data: bytes, known: LinesDigest) -> tupl
     if ticket.fmt not in PER_LINE_FORMATS or not 0 < size < len(data):
         return 0, ""
     now = known.of(data, len(data))
-    if now is None or known.of(data, size) != known.digest:
+    if now is None or known.of(data, size) != known.digest or not known.placed(data):
         return 0, ""
     return size, str(LinesDigest(now, known.skipped, known.ids))
 
@@ -344,7 +357,7 @@ def _gated(
 ) -> Prepared:
     """The items of a file parsed and screened, through the gate, in ``step.done``: of the
     lines added since it was last ingested alone (``Prepared.lines_before``; with its lines
-    that held a secret, ``Prepared.relook``), when none of them holds a secret; else of the
+    that held a secret, ``Prepared.lines_digest``), when none of them holds a secret; else of the
     whole file (a secret found in a line added is masked wherever it stands bare, in earlier
     lines too)."""
     done = step.done
@@ -353,7 +366,7 @@ def _gated(
         added = _gated_lines(ticket, step, screen, options, fingerprint, encoded, after)
         if added is not None:
             return added
-    done.lines_before, done.relook = 0, ""
+    done.lines_before, done.lines_digest = 0, ""
     built = _gated_lines(ticket, step, screen, options, fingerprint, encoded, 0)
     assert built is not None
     return built
@@ -390,7 +403,7 @@ def _gated_lines(
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     tally = GateTally(items_dropped=parsed.dropped)
     builder = _builder(ticket, options, done, tally)
-    relook = LinesDigest.parse(done.relook) if after else None
+    relook = LinesDigest.parse(done.lines_digest) if after else None
     again = relook.lines() if relook is not None else frozenset()
     built_items = _gated_items(ticket, parsed, done, fingerprint, screen, builder, after, again)
     _build(done, built_items, encoded, rejected)
@@ -423,16 +436,21 @@ def _gated_lines(
     if amends:
         _amend(done, amends, done.built_items() if built is None else built)
     if relook is not None:
-        if not relooked(done, relook, after, text, builder.secrets):
+        if not relooked(done, relook, after, text, _secrets_of(builder, text, done)):
             done.digest = plain
             return None
-        done.digest = done.relook
         tally.redactions, tally.redaction_rules = 0, Counter()  # (of lines stored already)
-    elif not done.digest and options.redact and ticket.fmt in PER_LINE_FORMATS:
-        keep_lines_digest(done, text, builder.secrets, parsed)
+    elif not done.digest and options.redact and done.text_as_read:
+        keep_lines_digest(done, text, _secrets_of(builder, text, done), parsed)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
+
+
+def _secrets_of(builder: ItemBuilder, text: str, done: Prepared) -> set[str]:
+    """The secrets the gate found in a file's items, and those the scanner finds in its lines
+    rejected (in no item): none may stand in what a lines digest hashes."""
+    return set(builder.secrets) | secrets_in_lines(text, (line for _, line in done.issues))
 
 
 def _amend(
@@ -453,7 +471,10 @@ def _only_in_names(ticket: Ticket, parsed: Parsed, secrets: dict[str, str]) -> b
     it away)."""
     names = f"{ticket.source}\n{ticket.path or ''}"
     cut = any(seg.secrets is not None for seg in parsed.segments)
-    return bool(secrets) and not cut and all(secret in names for secret in secrets)
+    if not secrets or cut or not all(secret in names for secret in secrets):
+        return False
+    content = [seg.text for seg in parsed.segments] + [str(seg.payload) for seg in parsed.segments]
+    return not any(secret in part for secret in secrets for part in content)  # (not there too)
 
 
 def _build(done: Prepared, built: Iterator[SubstrateItem], encoded: bool, rejected: int) -> None:
@@ -706,7 +727,7 @@ def _gated_items(
     }
     if done.named:  # lets a rebuilt source cache name the source as this run does
         fixed[DIGEST_KEY] = origin_digest(ticket.key)
-    known = LinesDigest.parse(done.relook)
+    known = LinesDigest.parse(done.lines_digest)
     if known is not None:
         fixed[LINES_HASH_KEY] = known.for_items()
     for position, seg in enumerate(parsed.segments):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,8 @@ _MASK = MASK_LEAD.encode()
 def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed: Parsed) -> None:
     """Give ``done``, a document per line read whole whose hash was withheld (it held a
     secret), the digest of its bytes without the lines that held one (those of items the gate
-    masked, and the lines rejected), and its items that digest, when what it hashes holds
-    none of the ``secrets`` the gate found; else it keeps no hash, as before."""
+    masked, and the lines rejected), as its ``lines_digest``, and its items that digest, when
+    what it hashes holds none of the ``secrets`` found; else it keeps none, as before."""
     if any(seg.secrets is not None for seg in parsed.segments):
         return  # a secret cut across segments: its parts are not known to lie in one line
     lines: set[int] = set()
@@ -43,8 +44,8 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
         lines.add(number)
     pairs = done.encoded if done.encoded is not None else [(i.id, encode(i)) for i in done.items]
     for _, line in pairs:
-        if _MASK in line:
-            span = _lines_of(decode(line))
+        if _MASK in line and _masked(item := decode(line)):
+            span = _lines_of(item)
             if span is None:
                 return
             lines.update(span)
@@ -76,7 +77,7 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
                 ids.append(item_id)
             stamped.append((item_id, encode(item)))
         done.encoded = stamped
-    done.digest = str(LinesDigest(digest.digest, digest.skipped, tuple(ids)))
+    done.lines_digest = str(LinesDigest(digest.digest, digest.skipped, tuple(ids)))
 
 
 def relooked(
@@ -96,7 +97,7 @@ def relooked(
     added = [(item, line) for item, line in items if item.provenance.get("line_start") not in lines]
     if sorted(item.id for item in again) != sorted(known.ids):
         return False
-    if any(_MASK in line for _, line in added):
+    if any(_MASK in line and _masked(item) for item, line in added):
         return False
     data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
     if len(data) != done.bytes_read or _holds_any(
@@ -117,6 +118,12 @@ def _with_lines(done: Prepared) -> list[tuple[SubstrateItem, bytes]]:
     return [(item, encode(item)) for item in done.items]
 
 
+def _masked(item: SubstrateItem) -> bool:
+    """Whether the gate masked something in ``item``'s content (not in its file's names)."""
+    content = (item.text, orjson.dumps(item.payload).decode(), *item.tags)
+    return any(MASK_LEAD in field for field in content)
+
+
 def _lines_of(item: SubstrateItem) -> set[int] | None:
     start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
     if type(start) is not int or type(end) is not int or not 0 < start <= end:
@@ -130,10 +137,27 @@ def _on_lines(item: SubstrateItem, lines: set[int]) -> bool:
 
 
 def _holds_any(data: bytes, secrets: Iterable[str]) -> bool:
-    """Whether ``data`` holds one of ``secrets`` as it is, or as JSON writes it (escaped,
-    with or without its non-ASCII characters as ``\\u`` escapes)."""
+    """Whether ``data`` holds one of ``secrets`` as it is, or as JSON writes it: escaped (with
+    or without its non-ASCII characters as ``\\u`` escapes), or with any character escaped so
+    (Go writes ``&`` as ``\\u0026``, PHP ``/`` as ``\\/``)."""
+    texts = (data, _unescaped(data)) if b"\\" in data else (data,)
     for secret in secrets:
         forms = {secret.encode(), orjson.dumps(secret)[1:-1], json.dumps(secret)[1:-1].encode()}
-        if any(form in data for form in forms):
+        if any(form in text for form in forms for text in texts):
             return True
     return False
+
+
+# JSON's escapes of one character each: ``\u0041``, ``\/``
+_ESCAPED = re.compile(rb"\\u([0-9a-fA-F]{4})|\\/")
+
+
+def _unescaped(data: bytes) -> bytes:
+    """``data`` with JSON's escapes of one character written as the character."""
+
+    def character(m: re.Match[bytes]) -> bytes:
+        if m[1] is None:
+            return b"/"
+        return chr(int(m[1], 16)).encode("utf-8", "surrogatepass")
+
+    return _ESCAPED.sub(character, data)

@@ -883,7 +883,7 @@ class IngestSession:
         items are written again with the time freshness reads, but the file is unchanged, and
         its secrets are no new redactions. The items removed from it by hand since are left
         out of ``done``, as ``leave_out_removed`` leaves them out of an unchanged file."""
-        if done.status != prep.PARSED or whole_file_hash(done.digest):
+        if done.status != prep.PARSED or done.digest:
             return False
         cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped or cached.options != self.cache_key:
@@ -950,7 +950,7 @@ class IngestSession:
         if not done.digest and not self.recorded_as_read(cached, ticket):
             return False  # touched: its items are written again with the time freshness reads
         ids = done.item_ids()
-        found = SourceState(0, 0, done.digest, self.cache_key, ids)
+        found = SourceState(0, 0, done.recorded_hash(), self.cache_key, ids)
         return bool(ids) and _same_version(cached, found)
 
     def recorded_as_read(self, cached: SourceState, ticket: Ticket) -> bool:
@@ -1053,9 +1053,8 @@ class IngestSession:
         # whose every item was merged into another's: it has content, and is unchanged)
         empty = "" if owned or taken else status.NO_CONTENT
         first = [[line, _kept(reason)] for reason, line in done.issues[:KEPT_REJECTIONS]]
-        state = SourceState(
-            size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
-        )
+        digest, issues = done.recorded_hash(), len(done.issues)
+        state = SourceState(size, mtime_state, digest, self.cache_key, owned, empty, issues, first)
         state.stamp = ticket.stamp
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         change.source = ticket.source

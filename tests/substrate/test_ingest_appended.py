@@ -275,11 +275,7 @@ def test_a_last_line_without_its_line_break_is_read_again(tmp_path: Path) -> Non
     assert _stale(Substrate(shard)) == []
 
 
-def test_a_line_added_holding_a_secret_is_masked_and_the_earlier_lines_stay_stored(
-    tmp_path: Path,
-) -> None:
-    # read whole (the token may stand bare in an earlier line), but the earlier lines give
-    # the items they gave: left as they are, their record of the file true of its first bytes
+def test_a_line_added_holding_a_secret_reads_the_whole_file_again(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
     _write(runs, _rows("alpha", "beta"))
     shard = tmp_path / "shard"
@@ -288,7 +284,9 @@ def test_a_line_added_holding_a_secret_is_masked_and_the_earlier_lines_stay_stor
     _write(runs, _rows(f"the deploy token is {token}"), append=True)
     report = ingest_path(Substrate(shard), runs)
     assert report.redactions == 1 and report.items_added == 1
-    assert report.items_rewritten == 0
+    # (rewritten without the hash of their file's bytes: a copy of the token may stand bare
+    # in an earlier line, which that hash was of)
+    assert report.items_rewritten == 2
     assert token not in (shard / "items.jsonl").read_text()
     assert len(Substrate(shard)) == 3
     assert _stale(Substrate(shard)) == []
@@ -483,8 +481,8 @@ def test_a_line_added_with_a_new_secret_joins_the_lines_left_out(tmp_path: Path)
     runs, shard = _log(tmp_path), tmp_path / "shard"
     ingest_path(Substrate(shard), runs)
     _write(runs, _rows(f"rotated: GITHUB_TOKEN={OTHER}"), append=True)
-    report = ingest_path(Substrate(shard), runs)  # (read whole: both secrets counted)
-    assert (report.items_added, report.items_rewritten, report.redactions) == (1, 0, 2)
+    report = ingest_path(Substrate(shard), runs)  # (read whole: both secrets counted, and
+    assert (report.items_added, report.items_rewritten, report.redactions) == (1, 30, 2)  # all)
     known = LinesDigest.parse(_recorded(shard, runs))
     assert known is not None and known.lines() == {4, 31}
     _write(runs, _rows("one more question"), append=True)
@@ -572,3 +570,78 @@ def test_a_log_that_held_a_secret_moved_is_known_moved(tmp_path: Path) -> None:
     moved = ingest_path(Substrate(shard), logs)  # (its items' ids follow its new path)
     assert (moved.files_added, moved.files_removed, moved.files_moved) == (1, 1, 1)
     assert len(Substrate(shard)) == 30
+
+
+def test_a_secret_told_by_a_line_added_leaves_no_hash_of_an_earlier_bare_copy(
+    tmp_path: Path,
+) -> None:
+    # the earlier lines' items kept the hash of bytes that held the password, bare
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    _write(runs, _rows(*(f"question {n}" for n in range(8)), "it is Hunter2Zebra!Qx7 again"))
+    ingest_path(Substrate(shard), runs)
+    _write(runs, _rows("password=Hunter2Zebra!Qx7"), append=True)
+    ingest_path(Substrate(shard), runs)
+    items = list(Substrate(shard).iter_items())
+    assert not any("Hunter2Zebra" in item.text for item in items)
+    assert not any("content_hash" in item.provenance for item in items)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        '{"text": "", "tags": ["Tr0ub4dor\\u00263xyzzyQx7Qx7"]}',  # Go's escape, in no item
+        '{"text": " ", "tags": ["Tr0ub4dor&3xyzzy\\/Qx7Qx7"]}',  # PHP's (another secret)
+        '{"text": "Tr0ub4dor\\u00263xyzzyQx7Qx7", "text": "row"}',  # a key given twice
+    ],
+)
+def test_a_copy_of_a_secret_in_bytes_no_item_holds_leaves_no_digest(
+    tmp_path: Path, hidden: str
+) -> None:
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    secret = "Tr0ub4dor&3xyzzy/Qx7Qx7" if "\\/" in hidden else "Tr0ub4dor&3xyzzyQx7Qx7"
+    rows = [json.dumps({"text": f"row {n}"}) for n in range(6)]
+    rows[1] = json.dumps({"text": f"password={secret}"})
+    rows[3] = hidden
+    _write(runs, "\n".join(rows) + "\n")
+    ingest_path(Substrate(shard), runs)
+    assert _recorded(shard, runs) == ""
+
+
+def test_a_secret_found_only_in_a_rejected_line_is_looked_for_in_the_others(
+    tmp_path: Path,
+) -> None:
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    rows = [json.dumps({"text": f"row {n}"}) for n in range(6)]
+    rows[1] = '{"text": "password=Hunter2Zebra!Qx7Qx7"'  # (no closing brace: rejected)
+    rows[3] = json.dumps({"text": "", "tags": ["Hunter2Zebra!Qx7Qx7"]})  # in no item
+    _write(runs, "\n".join(rows) + "\n")
+    ingest_path(Substrate(shard), runs)
+    assert _recorded(shard, runs) == ""
+
+
+def test_a_line_end_moved_into_a_line_that_held_a_secret_is_seen(tmp_path: Path) -> None:
+    # as many bytes as the line had, another password and a row of its own: the digest of
+    # the other lines is the same, but the lines are not where they were
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    old = json.dumps({"text": "password=Hunter2Zebra!" + "Qx7" * 14})
+    rows = [json.dumps({"text": f"row {n}"}) for n in range(8)]
+    rows[1] = old
+    _write(runs, "\n".join(rows) + "\n")
+    ingest_path(Substrate(shard), runs)
+    first = json.dumps({"text": "password=Hunter2Zeb!"})
+    filler = len(old) - len(first) - 1 - len('{"text": ""}')
+    rows[1] = first + "\n" + json.dumps({"text": ("INJECTED " * 20)[:filler]})
+    assert len(rows[1]) == len(old)
+    _write(runs, "\n".join(rows) + "\n" + json.dumps({"text": "row appended"}) + "\n")
+    ingest_path(Substrate(shard), runs)
+    assert any(text.startswith("INJECTED") for text in _texts(shard))
+
+
+def test_a_log_with_lone_carriage_returns_keeps_no_digest(tmp_path: Path) -> None:
+    # its text is not its bytes (a lone CR reads as a blank): a digest of it never matches
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    rows = [_rows(f"question {n}").replace(", ", ",\r ") for n in range(6)]
+    rows[2] = _rows("password=Hunter2Zebra!Qx7Qx7")
+    _write(runs, "".join(rows))
+    assert ingest_path(Substrate(shard), runs).items_added == 6
+    assert _recorded(shard, runs) == ""

@@ -117,6 +117,18 @@ def test_an_unnamed_stream_holding_a_secret_is_not_named_by_the_hash_of_its_byte
     assert f"stdin-{raw_hash('just a note' + chr(10))[:12]}" in names  # clean: as before
 
 
+def test_an_unnamed_stream_of_traces_holding_a_secret_is_not_named_by_its_bytes(
+    tmp_path: Path,
+) -> None:
+    # it keeps a digest of its other lines (``linesdigest``): no hash of its bytes
+    rows = '{"input": "the db password?", "answer": "password: Summer2024!"}\n'
+    rows += '{"input": "hi", "answer": "hello"}\n'
+    store = Substrate(tmp_path / "shard")
+    ingest_text(store, rows, as_format="traces")
+    names = {item.provenance["source"] for item in store.all()}
+    assert len(names) == 1 and raw_hash(rows)[:12] not in names.pop()
+
+
 def test_freshness_tells_a_change_of_such_a_file_by_its_size_and_time(tmp_path: Path) -> None:
     notes, shard = tmp_path / "notes", tmp_path / "shard"
     notes.mkdir()

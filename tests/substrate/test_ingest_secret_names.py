@@ -273,3 +273,21 @@ def test_a_file_stem_found_by_its_width_alone(tmp_path: Path) -> None:
     _write(root / f"{discord}.md", "# Bot\n\nbot notes\n")
     assert ingest_path(Substrate(tmp_path / "shard"), root).files_added == 1
     assert _leaks(tmp_path / "shard", discord) == []
+
+
+def test_a_token_in_a_folder_s_name_and_in_the_file_withholds_the_hash(tmp_path: Path) -> None:
+    # masked in the path, the token was taken for the names' alone: the file's hash was kept,
+    # of bytes that hold it
+    root = tmp_path / "notes" / TOKEN
+    root.mkdir(parents=True)
+    _write(root / "inside.md", f"# Inside\n\nthe token is {TOKEN} here\n")
+    _write(root / "plain.md", "# Plain\n\nno token\n")
+    ingest_path(Substrate(tmp_path / "shard"), tmp_path / "notes")
+    items = Substrate(tmp_path / "shard").all()
+    hashes = {item.provenance["source"]: item.provenance.get("content_hash") for item in items}
+    assert sorted(hashes) == [
+        "[REDACTED:github_token]/inside.md",
+        "[REDACTED:github_token]/plain.md",
+    ]
+    assert hashes["[REDACTED:github_token]/inside.md"] is None
+    assert hashes["[REDACTED:github_token]/plain.md"] is not None
