@@ -7,7 +7,7 @@ from substrate.search.params import FORMAT_VERSION as SEARCH_INDEX_FORMAT
 from substrate.settings import SHARD_FORMAT
 
 # Bump when parsing changes, so that every source is parsed again once (``ingest.prepare``)
-PARSER_VERSION = "21"
+PARSER_VERSION = "22"
 
 
 def written_formats() -> str:

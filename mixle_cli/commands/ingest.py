@@ -414,7 +414,8 @@ def ingest(
             "files only), or one of "
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension (.md, .markdown, "
             ".mdown, .mkd, .mdx; .txt, .text, .log and README, LICENSE, COPYING, AUTHORS, "
-            "CHANGELOG, NOTICE, TODO with no extension or one such as .Debian; .rst; .json; "
+            "CHANGELOG, NEWS, INSTALL, TODO and other files named as prose by convention, "
+            "with no extension or one such as .Debian; .rst; .json; "
             ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
             "unsupported format. Standard input is read as a file named by --source would "
             "be, else as plain text.",

@@ -48,7 +48,9 @@ RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 # say what they are about rather than their format (README.Debian, LICENSE.BSD, COPYING.LIB);
 # another (todo.js, License.rtf, readme.html) is the format's, and read as that.
 _PLAIN_NAMES = frozenset(
-    {"readme", "license", "licence", "copying", "authors", "changelog", "notice", "todo"}
+    {"readme", "license", "licence", "copying", "copyright", "authors", "changelog", "notice"}
+    | {"todo", "news", "changes", "history", "install", "thanks", "credits", "contributors"}
+    | {"bugs", "faq", "hacking"}
 )
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}

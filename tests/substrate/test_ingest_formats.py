@@ -631,6 +631,23 @@ def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
     assert [(s.text, s.section) for s in readme] == [("# Head", None), ("body", "Head")]
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        "Git v2.30.4 Release Notes\n=========================",
+        "Git v2.30.4 Release Notes\n-----",
+        "~~~~~~~~~~~~~~~~~~~~~~~~~\nGit v2.30.4 Release Notes\n~~~~~~~~~~~~~~~~~~~~~~~~~",
+    ],
+)
+def test_a_text_file_s_title_underlined_is_the_section_of_its_paragraphs(head: str) -> None:
+    # release notes in plain text: each version's fixes answered questions of the others
+    notes = _parse("text", f"{head}\n\nFixes the cache eviction bug.\n").segments
+    assert [s.section for s in notes] == [None, "Git v2.30.4 Release Notes"]
+    for first in ("Done.\n=====", "==\nTitle\n==", "Title\n==", "Title\n=====\nmore"):
+        parsed = _parse("text", f"{first}\n\nA paragraph.\n")  # no title underlined
+        assert {s.section for s in parsed.segments} == {None}, first
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "rst"])
 def test_a_long_heading_is_cut_in_the_section_path_not_in_the_text(fmt: str) -> None:
     # every chunk repeats its section path: a heading of 40,000 words, whole in each of its own
@@ -952,6 +969,11 @@ def test_a_manifest_that_describes_no_artifact_is_plain_json(text: str) -> None:
     [
         ("a/b/README", "text"),
         ("doc/README.Debian", "text"),  # what the file is about, not its format
+        ("usr/share/doc/git/copyright", "text"),  # (Debian's), and GNU's documents
+        ("THANKS", "text"),
+        ("NEWS", "text"),
+        ("INSTALL", "text"),
+        ("NEWS.Debian", "text"),
         ("LICENSE.BSD", "text"),
         ("README.html", None),
         ("README.md", "markdown"),
@@ -1244,6 +1266,23 @@ def test_an_object_holding_arrays_of_objects_gives_a_record_for_each_and_one_for
     assert [s.payload for s in alone.segments] == [{"a": 1}, {"a": 2}]  # no empty rest
     few = PARSERS["json"]('{"servers": [{"a": 1}], "t": 3}', ParseContext(2000, "z", "z"))
     assert [s.payload for s in few.segments] == [{"servers": [{"a": 1}], "t": 3}]
+
+
+def test_an_object_of_objects_by_name_gives_a_record_for_each() -> None:
+    # services by id as one item: an answer quoted megabytes, in tens of seconds
+    text = (
+        '{\n  "svc1": {"owner": "ann", "tier": 1},\n  "svc2": {\n    "owner": "bo"\n  },\n'
+        '  "svc1": {"owner": "cy"}\n}\n'
+    )
+    parsed = PARSERS["json"](text, ParseContext(2000, "x.json", "x.json"))
+    got = [(s.text, s.payload, s.section, s.line_start, s.line_end) for s in parsed.segments]
+    assert got == [  # (a key given twice: its last value, as the parser keeps it)
+        ("svc1: cy", {"owner": "cy"}, "svc1", 6, 6),
+        ("svc2: bo", {"owner": "bo"}, "svc2", 3, 5),
+    ]
+    for one in ('{"svc1": {"owner": "ann"}}', '{"a": {"x": 1}, "b": 2}'):  # no map of objects
+        whole = PARSERS["json"](one, ParseContext(2000, "y", "y")).segments
+        assert [s.section for s in whole] == [None], one
 
 
 def test_ingest_file_keeps_an_object_one_item_as_the_reference_does(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""A JSON file: an array gives one item per element, anything else one item.
+"""A JSON file: an array gives one item per element, an object of objects one per object, and
+anything else one item.
 
 Invalid JSON rejects the file, with the line and column of the error, and a hint when its first
 lines are a JSON document each (JSON Lines, misnamed). An empty file (or one of white space
@@ -66,6 +67,9 @@ def parse_json(text: str, ctx: ParseContext, *, envelopes: bool = False) -> Pars
     if isinstance(value, list):
         _add_elements(parsed, value, element_lines(text) if value else [], ctx)
         return parsed
+    if envelopes and _keyed_objects(value):
+        _add_keyed(parsed, value, text, ctx)
+        return parsed
     enveloped = _enveloped(value) if envelopes else {}
     rest = {k: v for k, v in value.items() if k not in enveloped} if enveloped else value
     if rest or not enveloped:
@@ -75,7 +79,7 @@ def parse_json(text: str, ctx: ParseContext, *, envelopes: bool = False) -> Pars
             if seg.kind == "record" or seg.line_start is None:
                 seg.line_start, seg.line_end = 1, max(1, last)
         parsed.segments.extend(segments)
-    for key, (start, line) in _array_places(text, enveloped).items():
+    for key, (start, line) in _value_places(text, enveloped).items():
         spans = element_lines(text, start, line)
         _add_elements(parsed, value[key], spans, ctx, section=key, first=len(parsed.segments))
     return parsed
@@ -120,7 +124,31 @@ def _enveloped(value: Any) -> dict[str, list[Any]]:
     }
 
 
-def _array_places(text: str, keys: Collection[str]) -> dict[str, tuple[int, int]]:
+def _keyed_objects(value: Any) -> bool:
+    """Whether ``value`` is an object of objects keyed by name (services by id, settings by
+    environment, strings by language) of ``_ENVELOPED_AT_LEAST`` or more: as one item, a
+    file of megabytes was quoted whole by answers, and slowly."""
+    return (
+        isinstance(value, dict)
+        and len(value) >= _ENVELOPED_AT_LEAST
+        and all(isinstance(inner, dict) for inner in value.values())
+    )
+
+
+def _add_keyed(parsed: Parsed, value: dict[str, Any], text: str, ctx: ParseContext) -> None:
+    """One item per object of ``value`` (``_keyed_objects``), its key as the section and the
+    head of a record's text, on the lines it spans."""
+    for ordinal, (key, (start, line)) in enumerate(_value_places(text, value).items()):
+        _, end = _DECODE(text, start)
+        for seg in value_segments(value[key], ordinal, ctx):
+            seg.line_start, seg.line_end = line, line + text.count("\n", start, end)
+            seg.section = key
+            if seg.kind == "record":  # (its key names it: "svc42: owner: ann; tier: 1")
+                seg.text = f"{key}: {seg.text}"
+            parsed.segments.append(seg)
+
+
+def _value_places(text: str, keys: Collection[str]) -> dict[str, tuple[int, int]]:
     """Where the value of each of ``keys`` of the JSON object ``text`` starts: its offset and
     line (the last of a key given twice, as the parser keeps it)."""
     places: dict[str, tuple[int, int]] = {}

@@ -91,12 +91,18 @@ _SENTENCE_END = (".", "!", "?", ";", ",")
 _VALUE_MARKS = (":", "=")
 
 
+# A line of one mark repeated, that underlines (or overlines too) a title, as release notes and
+# READMEs in plain text write one ("Release Notes" over "=============")
+_ADORNMENT = re.compile(r"([=\-~*#^+_])\1{2,}")
+
+
 def _title(block: str) -> str | None:
     """``block`` as a title, when it is one: a single line starting with a capital, at most
     ``MAX_TITLE_CHARS`` long and of ``MAX_TITLE_WORDS`` words, ending no sentence and setting
     no value ("Password: ...", "host=db1" are content). A Markdown heading's marks are not the
-    title's ("# Install" in a README without an extension)."""
-    line = _HEADING_MARKS.sub("", block.strip())
+    title's ("# Install" in a README without an extension), nor the line of marks under it
+    (and over it)."""
+    line = _HEADING_MARKS.sub("", _unadorned(block.strip()))
     if "\n" in line or len(line) > MAX_TITLE_CHARS or line.endswith(_SENTENCE_END):
         return None
     if len(line.split()) > MAX_TITLE_WORDS:
@@ -105,3 +111,14 @@ def _title(block: str) -> str | None:
         return None
     first = next((ch for ch in line if ch.isalpha()), "")
     return section_title(line) if first.isupper() else None
+
+
+def _unadorned(block: str) -> str:
+    """``block`` without the lines of marks around its one line of text (``_ADORNMENT``): a
+    title underlined, or over- and underlined alike."""
+    lines = [line.strip() for line in block.split("\n")]
+    if len(lines) == 2 and _ADORNMENT.fullmatch(lines[1]):
+        return lines[0]
+    if len(lines) == 3 and lines[0] == lines[2] and _ADORNMENT.fullmatch(lines[0]):
+        return lines[1]
+    return block
