@@ -323,6 +323,8 @@ def _assignment_valid(
         return False
     if group == "su" and _code_in_text(secret):
         return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
+    if group == "su" and _a_call_cut_short(secret, text, m.end(group)):
+        return False  # "password = getpass(prompt, stream)", cut at its comma
     if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
         return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
     if group == "sb" and _STRUCT_TAG.fullmatch(secret):
@@ -1000,6 +1002,25 @@ _PATTERN_PART = re.compile(
     r"\[\^?[^\]\s]{0,20}?(?:[a-z]-[a-z]|[A-Z]-[A-Z]|\d-\d)[^\]\s]{0,20}\]"
     r"|\\[dws]|[\])]\{\d+(?:,\d*)?\}"
 )
+
+
+# A call of a function or a method named as code names them (lower case first), given names,
+# numbers, quoted strings or keyword arguments: "getpass(prompt, stream)", "self._next(a, b)",
+# "load_key(path, strict=True)" ("Xk9m(Q2, vLp7)" is no such call: a password)
+_CALL_ARGUMENT = r"""(?:[A-Za-z_]\w*=)?(?:[\w.]+|'[^'\n]*'|"[^"\n]*")"""
+_SIMPLE_CALL = re.compile(
+    rf"(?:[A-Za-z_]\w*\.)*[a-z_][a-z0-9_]*"
+    rf"\(\s*{_CALL_ARGUMENT}(?:\s*,\s*{_CALL_ARGUMENT})+\s*\)"
+)
+
+
+def _a_call_cut_short(secret: str, text: str, end: int) -> bool:
+    """Whether the unquoted value ``secret``, cut at a comma where it ends (at ``end`` in
+    ``text``), opens a call of several arguments (``_SIMPLE_CALL``) that closes on its line."""
+    if secret.count("(") != 1 or ")" in secret or text[end : end + 1] != ",":
+        return False
+    close = text.find(")", end, end + 200)
+    return close != -1 and _SIMPLE_CALL.fullmatch(secret + text[end : close + 1]) is not None
 
 
 def _code_in_text(value: str) -> bool:

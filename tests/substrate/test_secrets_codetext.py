@@ -85,6 +85,11 @@ def test_only_an_operator_makes_a_value_of_a_literal_or_comment() -> None:
         "token=\\w{40}",
         ":param auth: (optional) Auth tuple to enable Basic Auth.",
         "password: Annotated[str, typer.Option(prompt=True)]",
+        # a call of several arguments, cut at its first comma (code read with --as-text)
+        "password = getpass(prompt, stream)",
+        "token = self._next(a, b)",
+        "api_key = load_key(path, strict=True)",
+        'password = getpass(prompt, "Password: ")',
     ],
 )
 def test_code_written_in_text_is_no_value(line: str) -> None:
@@ -100,6 +105,9 @@ def test_code_written_in_text_is_no_value(line: str) -> None:
         ("DB_PASSWORD=Zq8[a-Xk92LmQp7Rt", "app.env"),
         ("password: Xk92Lm[Qp7RtVz4Wn", "config.yaml"),
         ("Password for staging: Xk92Lm[Qp7RtVz4Wn", "notes.txt"),
+        ("password = Xk9m(Q2, vLp7)", "notes.txt"),  # no call: code names no function so
+        ("password = xk9m(q2, then log in)", "notes.txt"),
+        ("password = Summer(2024, then log in", "notes.txt"),
     ],
 )
 def test_generated_values_with_brackets_are_no_code(line: str, path: str) -> None:
