@@ -3,6 +3,7 @@ byte-order mark says so, with normalised line ends."""
 
 from __future__ import annotations
 
+import codecs
 import errno
 import hashlib
 import os
@@ -50,17 +51,51 @@ def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
     return text
 
 
-def _likely_encoding(data: bytes) -> str:
-    """Windows' cp1252 where the bytes that are no UTF-8 include some of 0x80-0x9f (its
-    quotes, dashes and euro sign; in latin1 control characters no text holds) and none it
-    leaves undefined, else latin1."""
+def _conversion(data: bytes) -> str:
+    """How to convert ``data``, which is no UTF-8, to UTF-8: from the encoding its first two
+    lines declare (``# -*- coding: koi8-r -*-``, ``vim: fileencoding=cp1251``) when Python
+    knows it; from one the user names when those bytes are of another script than Latin
+    (``_other_script``: Cyrillic, Chinese, Japanese, Korean text); else from Windows' cp1252
+    where those bytes include some of 0x80-0x9f (its quotes, dashes and euro sign; in latin1
+    control characters no text holds) and none it leaves undefined; else from latin1."""
+    declared = _DECLARED.search(b"\n".join(data.split(b"\n", 2)[:2]))
+    if declared is not None:
+        try:
+            name = codecs.lookup(declared.group(1).decode("ascii")).name
+        except (LookupError, UnicodeDecodeError):
+            name = ""
+        if name and name != "utf-8":  # (a file that says it is UTF-8, but is not)
+            return f"iconv -f {name} -t utf-8: the encoding it declares"
     probe = data[:_ENCODING_PROBE].decode("utf-8", "surrogateescape")
+    if _other_script(probe):
+        return f"iconv -f ENCODING -t utf-8, naming its encoding: {_NON_WESTERN}..."
     stray = {ord(ch) - 0xDC00 for ch in probe if "\udc80" <= ch <= "\udcff"}
     windows = any(0x80 <= byte <= 0x9F for byte in stray)
-    return "cp1252" if windows and not stray & _CP1252_UNDEFINED else "latin1"
+    encoding = "cp1252" if windows and not stray & _CP1252_UNDEFINED else "latin1"
+    return f"iconv -f {encoding} -t utf-8, if that is its encoding"
+
+
+# An encoding declared on one of a file's first lines, as Python (PEP 263), Emacs and Vim read
+_DECLARED = re.compile(rb"\b(?:file)?(?:en)?coding[:=][ \t]*([-\w.]+)")
+# Bytes that are no UTF-8, escaped (``surrogateescape``), two or more in a row
+_STRAY_RUN = re.compile("[\udc80-\udcff]{2,}")
+_NON_WESTERN = "cp1251, koi8-r, shift_jis, gbk, big5, euc-kr"
+
+
+def _other_script(probe: str) -> bool:
+    """Whether the bytes of ``probe`` that are no UTF-8 (escaped) write another script than
+    Latin letters: most stand in runs (a word of Cyrillic letters, a double-byte encoding's
+    characters), or they are a third of it (Shift-JIS, whose second bytes may be plain ones).
+    A Western encoding writes an accent's letter alone, between plain ones ("caf\\xe9")."""
+    stray = sum(1 for ch in probe if "\udc80" <= ch <= "\udcff")
+    in_runs = sum(len(run) for run in _STRAY_RUN.findall(probe))
+    return stray >= 8 and (in_runs >= 0.8 * stray or stray >= len(probe) / 3)
 
 
 _ENCODING_PROBE = 1 << 16
+# Where a file is left out of every walk: the shard's settings serve a folder one may not write
+# to (/usr/share/doc), where a cron job's ingest would otherwise fail on the file at every run
+LEAVE_OUT = ".mixleignore (or the shard's mixle.toml, [ingest] ignore)"
 _CP1252_UNDEFINED = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})  # (iconv refuses them)
 
 
@@ -68,8 +103,8 @@ def _invalid_utf8(data: bytes, at: int) -> FileRejected:
     """The rejection of content whose byte at ``at`` is no UTF-8."""
     return FileRejected(
         f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
-        f"convert the file to UTF-8 (iconv -f {_likely_encoding(data)} -t utf-8, if that is "
-        "its encoding), or leave it out with a line in .mixleignore",
+        f"convert the file to UTF-8 ({_conversion(data)}), "
+        f"or leave it out with a line in {LEAVE_OUT}",
         line=_line_at(data, at),
         byte=at,
     )
@@ -95,7 +130,7 @@ def _refuse_nul(line: int) -> None:
     crash or a full disk leaves zeros in a file; its items from before are kept."""
     raise FileRejected(
         "a NUL byte in a text file (a crash or a full disk may have left zeros in it); "
-        "restore the file, or leave it out with a line in .mixleignore",
+        f"restore the file, or leave it out with a line in {LEAVE_OUT}",
         line=line,
     )
 

@@ -60,7 +60,9 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
     assert (issue.source, issue.line, issue.byte, issue.fatal) == ("latin1.txt", 2, 6, True)
     assert issue.location() == "latin1.txt:2"
     assert [i.text for i in store.iter_items()] == ["fine text"]
-    assert reason.endswith("or leave it out with a line in .mixleignore")  # how to go on
+    assert reason.endswith(
+        "leave it out with a line in .mixleignore (or the shard's mixle.toml, [ingest] ignore)"
+    )  # how to go on
     _write(tmp_path / ".mixleignore", "latin1.txt\n")
     assert ingest_path(store, tmp_path).files_failed == 0
     assert report.files_failed == 1 and not report.ok
@@ -73,6 +75,16 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
         (b"\x93quoted\x94 \x80 5\n", "cp1252"),  # Windows' quotes and euro sign
         ("a dash \u2014 in UTF-8, then ".encode() + b"caf\xe9\n", "latin1"),  # (its 0x80, 0x94)
         (b"\x93quoted\x94 \x81\n", "latin1"),  # a byte cp1252 leaves undefined
+        # the encoding its first lines declare (here a Python module's), when Python knows it
+        (b"#!/usr/bin/python\n# -*- coding: koi8-r -*-\ns = '\xf0\xd2\xc9'\n", "koi8-r"),
+        (b"# vim: set fileencoding=cp1251 :\nx = '\xcf\xf0\xe8'\n", "cp1251"),
+        (b"# coding: no-such-codec\ncaf\xe9\n", "latin1"),
+        (b"# -*- coding: utf-8 -*-\ncaf\xe9\n", "latin1"),  # (it says so, and is not)
+        # another script's letters, in runs (or a third of the bytes): no Western encoding
+        ("日本語のテキストです。".encode("shift_jis") + b"\n", "ENCODING"),
+        ("中文文本，编码不同。".encode("gbk") + b"\n", "ENCODING"),
+        ("Привет, мир".encode("cp1251") + b"\n", "ENCODING"),
+        (b"Gr\xfc\xdfe aus M\xfcnchen, caf\xe9 cr\xe8me br\xfbl\xe9e, na\xefve\n", "latin1"),
     ],
 )
 def test_invalid_utf8_suggests_the_encoding_its_bytes_point_to(
