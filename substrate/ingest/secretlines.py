@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import orjson
@@ -42,13 +42,11 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
         if number is None:
             return
         lines.add(number)
-    pairs = done.encoded if done.encoded is not None else [(i.id, encode(i)) for i in done.items]
-    for _, line in pairs:
-        if _MASK in line and _masked(item := decode(line)):
-            span = _lines_of(item)
-            if span is None:
-                return
-            lines.update(span)
+    for item in _masked_items(done):
+        span = _lines_of(item)
+        if span is None:
+            return
+        lines.update(span)
     if not 0 < len(lines) <= MOST_SKIPPED:
         return
     data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
@@ -92,12 +90,11 @@ def relooked(
     if any(line is None or line > after for _, line in done.issues):
         return False
     lines = known.lines()
-    items = _with_lines(done)
-    again = [item for item, _ in items if item.provenance.get("line_start") in lines]
-    added = [(item, line) for item, line in items if item.provenance.get("line_start") not in lines]
-    if sorted(item.id for item in again) != sorted(known.ids):
+    items = done.built_items()  # (those of the lines added and of the secret lines: few)
+    again = [item.provenance.get("line_start") in lines for item in items]
+    if sorted(item.id for item, on in zip(items, again, strict=True) if on) != sorted(known.ids):
         return False
-    if any(_MASK in line and _masked(item) for item, line in added):
+    if any(_masked(item) for item, on in zip(items, again, strict=True) if not on):
         return False
     data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
     if len(data) != done.bytes_read or _holds_any(
@@ -105,17 +102,21 @@ def relooked(
     ):
         return False
     if done.encoded is not None:
-        done.encoded = [(item.id, line) for item, line in added]
+        done.encoded = [pair for pair, on in zip(done.encoded, again, strict=True) if not on]
     else:
-        done.items = [item for item, _ in added]
+        done.items = [item for item, on in zip(items, again, strict=True) if not on]
     return True
 
 
-def _with_lines(done: Prepared) -> list[tuple[SubstrateItem, bytes]]:
-    """The items of ``done``, each with its log line."""
-    if done.encoded is not None:
-        return [(decode(line), line) for _, line in done.encoded]
-    return [(item, encode(item)) for item in done.items]
+def _masked_items(done: Prepared) -> Iterator[SubstrateItem]:
+    """The items of ``done`` in whose content the gate masked something (a log line holding
+    no mask at all is not decoded)."""
+    if done.encoded is None:
+        yield from (item for item in done.items if _masked(item))
+        return
+    for _, line in done.encoded:
+        if _MASK in line and _masked(item := decode(line)):
+            yield item
 
 
 def _masked(item: SubstrateItem) -> bool:
