@@ -243,8 +243,11 @@ def _analyzer() -> Analyzer:
     return Analyzer()
 
 
+@functools.lru_cache(maxsize=1024)
 def terms(text: str) -> frozenset[str]:
-    """The distinct index terms of ``text`` (stemmed, case-folded, stopwords dropped)."""
+    """The distinct index terms of ``text`` (stemmed, case-folded, stopwords dropped);
+    remembered, as packing and answering ask them of the same passages again and again (of a
+    record of a megabyte, a second's work each time)."""
     return frozenset(_analyzer().terms(text))
 
 
