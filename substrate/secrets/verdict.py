@@ -323,7 +323,8 @@ def _assignment_valid(
         return False
     if group == "su" and _code_in_text(secret):
         return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
-    if group == "su" and _a_call_cut_short(secret, text, m.end(group)):
+    spaced = text[m.end("key") : m.start(group)] if group else ""
+    if group == "su" and _a_call_cut_short(secret, text, m.end(group), spaced):
         return False  # "password = getpass(prompt, stream)", cut at its comma
     if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
         return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
@@ -1004,23 +1005,28 @@ _PATTERN_PART = re.compile(
 )
 
 
-# A call of a function or a method named as code names them (lower case first), given names,
-# numbers, quoted strings or keyword arguments: "getpass(prompt, stream)", "self._next(a, b)",
-# "load_key(path, strict=True)" ("Xk9m(Q2, vLp7)" is no such call: a password)
-_CALL_ARGUMENT = r"""(?:[A-Za-z_]\w*=)?(?:[\w.]+|'[^'\n]*'|"[^"\n]*")"""
+# A call in code: a function or a method named as code names them (lower case, digits only at
+# a name's end: "getpass", "self._next", "load_key"; not "p4ss.w0rd" nor "k7f"), given names,
+# quoted strings and keyword arguments ("getpass(prompt, stream)", "load_key(path,
+# strict=True)"; not "mypass(1, 2)"), the line ending after it
+_CALLEE_PART = r"[a-z_]+\d*"
+_CALL_ARGUMENT = r"[A-Za-z_]\w*=[\w.'\"]+|[A-Za-z_][\w.]*|'[^'\n]*'|\"[^\"\n]*\""
 _SIMPLE_CALL = re.compile(
-    rf"(?:[A-Za-z_]\w*\.)*[a-z_][a-z0-9_]*"
-    rf"\(\s*{_CALL_ARGUMENT}(?:\s*,\s*{_CALL_ARGUMENT})+\s*\)"
+    rf"(?:{_CALLEE_PART}\.)*{_CALLEE_PART}"
+    rf"\((?:{_CALL_ARGUMENT})(?:,[ \t]*(?:{_CALL_ARGUMENT}))+\)[ \t]*;?[ \t]*(?:(?:#|//).*)?"
 )
 
 
-def _a_call_cut_short(secret: str, text: str, end: int) -> bool:
+def _a_call_cut_short(secret: str, text: str, end: int, between: str) -> bool:
     """Whether the unquoted value ``secret``, cut at a comma where it ends (at ``end`` in
-    ``text``), opens a call of several arguments (``_SIMPLE_CALL``) that closes on its line."""
-    if secret.count("(") != 1 or ")" in secret or text[end : end + 1] != ",":
+    ``text``), opens a call of several arguments (``_SIMPLE_CALL``) that ends its line, on the
+    right of an assignment spaced as code spaces it (``password = ``: not an ``.env`` file's
+    ``PASSWORD=``, whose values are never calls)."""
+    if not between.startswith((" ", "\t")) or text[end : end + 1] != ",":
         return False
-    close = text.find(")", end, end + 200)
-    return close != -1 and _SIMPLE_CALL.fullmatch(secret + text[end : close + 1]) is not None
+    line_end = text.find("\n", end)
+    rest = text[end : line_end if line_end != -1 else len(text)]
+    return _SIMPLE_CALL.fullmatch(secret + rest) is not None
 
 
 def _code_in_text(value: str) -> bool:

@@ -108,6 +108,11 @@ def test_code_written_in_text_is_no_value(line: str) -> None:
         ("password = Xk9m(Q2, vLp7)", "notes.txt"),  # no call: code names no function so
         ("password = xk9m(q2, then log in)", "notes.txt"),
         ("password = Summer(2024, then log in", "notes.txt"),
+        ("DB_PASSWORD=k7f(x2,q9)!Zm84Wd", "app.env"),  # an .env file's values are no calls
+        ("PASSWORD=s3cr3t_(a,b)", "notes.txt"),
+        ("password=mypass(1,2)", "notes.txt"),
+        ("db_password = p4ss.w0rd(x, y)", "notes.txt"),
+        ("password = mypass(1, 2)", "notes.txt"),
     ],
 )
 def test_generated_values_with_brackets_are_no_code(line: str, path: str) -> None:
