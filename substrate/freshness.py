@@ -273,7 +273,7 @@ class FileChecker:
                     head = fh.read(size)
             except OSError:
                 head = b""
-            state.past_secrets[key] = known.of(head, size) == known.digest
+            state.past_secrets[key] = known.of(head, size) == known.digest and known.placed(head)
         return state.past_secrets[key]
 
     def modified(self, item: SubstrateItem, ref: str) -> float:

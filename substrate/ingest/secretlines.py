@@ -20,6 +20,7 @@ from substrate.linesdigest import (
     bytes_without,
     line_spans,
 )
+from substrate.secrets.engine import find_secrets
 from substrate.secrets.hits import MASK_LEAD
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
     if spans is None:
         return
     rest = bytes_without(data, spans)
-    if _holds_any(rest, secrets):
+    if _holds_any(rest, secrets) or _finds_any(rest):
         return
     digest = LinesDigest(hashlib.sha256(rest).hexdigest()[:32], tuple(spans), ())
     told = str(digest)  # (as the items record it: ``LinesDigest.for_items``)
@@ -101,6 +102,8 @@ def relooked(
         bytes_without(data, list(known.skipped)), secrets
     ):
         return False
+    if _finds_any(text.split("\n", after)[-1].encode("utf-8", "surrogateescape")):
+        return False  # (the lines added: in bytes no item holds too, a row dropped as empty)
     if done.encoded is not None:
         done.encoded = [pair for pair, on in zip(done.encoded, again, strict=True) if not on]
     else:
@@ -135,6 +138,13 @@ def _lines_of(item: SubstrateItem) -> set[int] | None:
 def _on_lines(item: SubstrateItem, lines: set[int]) -> bool:
     span = _lines_of(item)
     return span is not None and not span.isdisjoint(lines)
+
+
+def _finds_any(data: bytes) -> bool:
+    """Whether the scanner finds a secret in ``data`` read as text: in bytes that no item
+    holds, which the gate never saw (a row dropped as empty, a key given twice), one may
+    stand that no rule found in the items."""
+    return bool(find_secrets(data.decode("utf-8", "surrogateescape")))
 
 
 def _holds_any(data: bytes, secrets: Iterable[str]) -> bool:

@@ -56,7 +56,7 @@ from substrate.item import place_value
 from substrate.itemline import decode, encode
 from substrate.limits import reads_alike_grown
 from substrate.lineprefixes import LinePrefixes
-from substrate.linesdigest import LinesDigest, whole_file_hash
+from substrate.linesdigest import LinesDigest
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -883,12 +883,12 @@ class IngestSession:
         items are written again with the time freshness reads, but the file is unchanged, and
         its secrets are no new redactions. The items removed from it by hand since are left
         out of ``done``, as ``leave_out_removed`` leaves them out of an unchanged file."""
-        if done.status != prep.PARSED or done.digest:
+        if done.status != prep.PARSED or done.recorded_hash():
             return False
         cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped or cached.options != self.cache_key:
             return False
-        if whole_file_hash(cached.content_hash):  # (by an earlier mixle: written again without)
+        if cached.content_hash:  # stored by an earlier mixle with it: written again without
             return False
         new = done.built_items()
         known = set(cached.ids)
@@ -916,9 +916,10 @@ class IngestSession:
         An item that the gate now masks otherwise lies where a stored item does, and replaces
         it. Whether the file gave items, and all of them were left out."""
         cached = self.cache.get(ticket.key)
-        if done.status != prep.PARSED or not done.digest or cached is None or cached.skipped:
+        digest = done.recorded_hash()
+        if done.status != prep.PARSED or not digest or cached is None or cached.skipped:
             return False
-        if (cached.content_hash, cached.options) != (done.digest, self.cache_key):
+        if (cached.content_hash, cached.options) != (digest, self.cache_key):
             return False
         known = set(cached.ids)
         if known.issuperset(done.item_ids()):
@@ -947,7 +948,7 @@ class IngestSession:
         cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped:
             return False
-        if not done.digest and not self.recorded_as_read(cached, ticket):
+        if not done.recorded_hash() and not self.recorded_as_read(cached, ticket):
             return False  # touched: its items are written again with the time freshness reads
         ids = done.item_ids()
         found = SourceState(0, 0, done.recorded_hash(), self.cache_key, ids)

@@ -551,13 +551,36 @@ def test_a_log_that_held_a_secret_grown_past_the_size_limit_keeps_its_items(
     assert "only grew" in grown.files[0].reason
 
 
-def test_a_log_that_held_a_secret_touched_is_unchanged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("appended", [False, True])
+def test_a_log_that_held_a_secret_touched_is_unchanged(tmp_path: Path, appended: bool) -> None:
+    # (once lines were added to it, its items record several sizes: its digest tells)
     runs, shard = _log(tmp_path), tmp_path / "shard"
     ingest_path(Substrate(shard), runs)
+    if appended:
+        _write(runs, _rows("one more question"), append=True)
+        ingest_path(Substrate(shard), runs)
+    before = (shard / "items.jsonl").stat().st_size
     _write(runs, runs.read_text())  # the same bytes, a new modification time
     touched = ingest_path(Substrate(shard), runs)
     assert (touched.files_unchanged, touched.files_updated, touched.redactions) == (1, 0, 0)
+    assert (shard / "items.jsonl").stat().st_size - before < 2_000  # (a commit at most)
     assert _stale(Substrate(shard)) == []
+
+
+def test_an_item_removed_by_hand_from_a_log_that_held_a_secret_stays_removed_on_rehash(
+    tmp_path: Path,
+) -> None:
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    ingest_path(Substrate(shard), runs)
+    _write(runs, _rows("one more question"), append=True)
+    ingest_path(Substrate(shard), runs)
+    store = Substrate(shard)
+    gone = next(item.id for item in store.iter_items() if item.text.startswith("question 7 "))
+    store.remove(gone)
+    store.save()
+    again = ingest_path(Substrate(shard), runs, rehash=True)
+    assert (again.files_unchanged, again.items_added, again.items_rewritten) == (1, 0, 0)
+    assert gone not in {item.id for item in Substrate(shard).iter_items()}
 
 
 def test_a_log_that_held_a_secret_moved_is_known_moved(tmp_path: Path) -> None:
@@ -633,6 +656,7 @@ def test_a_line_end_moved_into_a_line_that_held_a_secret_is_seen(tmp_path: Path)
     rows[1] = first + "\n" + json.dumps({"text": ("INJECTED " * 20)[:filler]})
     assert len(rows[1]) == len(old)
     _write(runs, "\n".join(rows) + "\n" + json.dumps({"text": "row appended"}) + "\n")
+    assert _stale(Substrate(shard))  # (freshness, as ingest, finds the lines moved)
     ingest_path(Substrate(shard), runs)
     assert any(text.startswith("INJECTED") for text in _texts(shard))
 
@@ -644,4 +668,24 @@ def test_a_log_with_lone_carriage_returns_keeps_no_digest(tmp_path: Path) -> Non
     rows[2] = _rows("password=Hunter2Zebra!Qx7Qx7")
     _write(runs, "".join(rows))
     assert ingest_path(Substrate(shard), runs).items_added == 6
+    assert _recorded(shard, runs) == ""
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        '{"text": "", "tags": ["db_password=Summer2024!"]}',  # a row dropped as empty
+        '{"text": "db_password=Summer2024!", "text": "row"}',  # a key given twice
+    ],
+)
+def test_a_secret_in_bytes_no_item_holds_leaves_no_digest(tmp_path: Path, hidden: str) -> None:
+    # the gate never saw it: the scanner reads what the digest would hash
+    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
+    rows = [json.dumps({"text": f"row {n}"}) for n in range(8)]
+    rows[2] = json.dumps({"text": f"call with {TOKEN}"})
+    _write(runs, "\n".join(rows) + "\n")
+    ingest_path(Substrate(shard), runs)
+    assert _recorded(shard, runs).startswith("lines:")
+    _write(runs, hidden + "\n", append=True)  # (its lines added, then read whole)
+    ingest_path(Substrate(shard), runs)
     assert _recorded(shard, runs) == ""
