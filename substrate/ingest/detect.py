@@ -49,12 +49,21 @@ RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 # another (todo.js, License.rtf, readme.html) is the format's, and read as that.
 _PLAIN_NAMES = frozenset(
     {"readme", "license", "licence", "copying", "copyright", "authors", "changelog", "notice"}
-    | {"todo", "news", "changes", "history", "install", "thanks", "credits", "contributors"}
-    | {"bugs", "faq", "hacking"}
+    | {"todo"}
+)
+# and in capitals, as GNU names a package's documents (a lower-case "install" is a script)
+_CAPITAL_NAMES = frozenset(
+    {"NEWS", "CHANGES", "HISTORY", "INSTALL", "THANKS", "CREDITS", "CONTRIBUTORS", "BUGS", "FAQ"}
+    | {"HACKING"}
 )
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}
 )
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` (without an extension) names a file of prose by convention."""
+    return name.lower() in _PLAIN_NAMES or name in _CAPITAL_NAMES
 
 
 def normalize_format(name: str) -> str:
@@ -93,8 +102,8 @@ def detect_format(filename: str) -> str | None:
         return "artifact"
     stem, dot, ext = base.rpartition(".")
     if not dot or not stem:
-        return "text" if base.lower() in _PLAIN_NAMES else None
-    if stem.lower() in _PLAIN_NAMES and ext.lower() in _ABOUT:
+        return "text" if _plain_name(base) else None
+    if _plain_name(stem) and ext.lower() in _ABOUT:
         return "text"
     return _EXTENSIONS.get(ext.lower())
 

@@ -643,6 +643,15 @@ def test_a_text_file_s_title_underlined_is_the_section_of_its_paragraphs(head: s
     # release notes in plain text: each version's fixes answered questions of the others
     notes = _parse("text", f"{head}\n\nFixes the cache eviction bug.\n").segments
     assert [s.section for s in notes] == [None, "Git v2.30.4 Release Notes"]
+    news = "Release 1.6\n===========\n\nFixes X.\n\nRelease 1.5\n-----------\n\nFixes Y.\n\nMore.\n"
+    got = [(s.text.split("\n")[0], s.section) for s in _parse("text", news).segments]
+    assert got == [  # each release's notes under its own title
+        ("Release 1.6", None),
+        ("Fixes X.", "Release 1.6"),
+        ("Release 1.5", None),
+        ("Fixes Y.", "Release 1.5"),
+        ("More.", "Release 1.5"),
+    ]
     for first in ("Done.\n=====", "==\nTitle\n==", "Title\n==", "Title\n=====\nmore"):
         parsed = _parse("text", f"{first}\n\nA paragraph.\n")  # no title underlined
         assert {s.section for s in parsed.segments} == {None}, first
@@ -974,6 +983,8 @@ def test_a_manifest_that_describes_no_artifact_is_plain_json(text: str) -> None:
         ("NEWS", "text"),
         ("INSTALL", "text"),
         ("NEWS.Debian", "text"),
+        ("fzf/install", None),  # a script: GNU's documents are named in capitals
+        ("history", None),
         ("LICENSE.BSD", "text"),
         ("README.html", None),
         ("README.md", "markdown"),
@@ -1280,7 +1291,8 @@ def test_an_object_of_objects_by_name_gives_a_record_for_each() -> None:
         ("svc1: cy", {"owner": "cy"}, "svc1", 6, 6),
         ("svc2: bo", {"owner": "bo"}, "svc2", 3, 5),
     ]
-    for one in ('{"svc1": {"owner": "ann"}}', '{"a": {"x": 1}, "b": 2}'):  # no map of objects
+    no_map = ('{"svc1": {"owner": "ann"}}', '{"a": {"x": 1}, "b": 2}', '{"a": {}, "b": {}}')
+    for one in no_map:  # (one object, a value of another kind, objects with nothing in them)
         whole = PARSERS["json"](one, ParseContext(2000, "y", "y")).segments
         assert [s.section for s in whole] == [None], one
 

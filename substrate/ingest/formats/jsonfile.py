@@ -131,7 +131,7 @@ def _keyed_objects(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and len(value) >= _ENVELOPED_AT_LEAST
-        and all(isinstance(inner, dict) for inner in value.values())
+        and all(isinstance(inner, dict) and inner for inner in value.values())
     )
 
 
@@ -143,7 +143,7 @@ def _add_keyed(parsed: Parsed, value: dict[str, Any], text: str, ctx: ParseConte
         for seg in value_segments(value[key], ordinal, ctx):
             seg.line_start, seg.line_end = line, line + text.count("\n", start, end)
             seg.section = key
-            if seg.kind == "record":  # (its key names it: "svc42: owner: ann; tier: 1")
+            if seg.kind == "record":  # (its key names it: "svc42: ann 1")
                 seg.text = f"{key}: {seg.text}"
             parsed.segments.append(seg)
 

@@ -62,7 +62,8 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks. A
     first paragraph that may be a title ("Your first week at Orbit": one short line ending no
     sentence) is the section of the others, which it names the subject of; it stays an item
-    of its own too, as it may be a fact whose full stop was left off.
+    of its own too, as it may be a fact whose full stop was left off. A title underlined
+    anywhere ("Release 1.5" over "===========") is the section of the paragraphs after it.
 
     When secrets are to be masked, the text is scanned for them whole, as one long section
     is (``cutsecrets``): what makes a value a secret may stand paragraphs away from it (a
@@ -73,6 +74,8 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     spans = []
     for at, (block, line, start) in enumerate(blocks):
         section = title if at else None
+        if at and (underlined := _underlined_title(block)) is not None:
+            section, title = None, underlined  # (a release's notes after another's)
         for i, c in enumerate(chunk_lines(block, line, ctx.chunk_chars, secrets=False)):
             parsed.segments.append(Segment("text", c.text, section, c.line_start, c.line_end, i))
             spans.append((start + c.start, start + c.start + len(c.text)))
@@ -111,6 +114,12 @@ def _title(block: str) -> str | None:
         return None
     first = next((ch for ch in line if ch.isalpha()), "")
     return section_title(line) if first.isupper() else None
+
+
+def _underlined_title(block: str) -> str | None:
+    """``block`` as a title when it is one underlined (or over- and underlined): the title of
+    the paragraphs after it, up to the next one, wherever it stands."""
+    return _title(block) if _unadorned(block.strip()) != block.strip() else None
 
 
 def _unadorned(block: str) -> str:
