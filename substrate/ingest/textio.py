@@ -62,10 +62,15 @@ def _conversion(data: bytes) -> str:
     if declared is not None:
         try:
             name = codecs.lookup(declared.group(1).decode("ascii")).name
+            # a text encoding ("base64" is a codec too) its bytes are written in (not one it
+            # names wrongly: "ascii" over accented letters)
+            data[:_ENCODING_PROBE].decode(name)
         except (LookupError, UnicodeDecodeError):
             name = ""
-        if name and name != "utf-8":  # (a file that says it is UTF-8, but is not)
-            return f"iconv -f {name} -t utf-8: the encoding it declares"
+        # (not UTF-8, which it is not; nor UTF-16 or -32, which a byte-order mark would tell)
+        if name and not name.startswith("utf"):
+            iconv_name = name.replace("_", "-")  # (iconv knows "euc-jp", not "euc_jp")
+            return f"iconv -f {iconv_name} -t utf-8: the encoding it declares"
     probe = data[:_ENCODING_PROBE].decode("utf-8", "surrogateescape")
     if _other_script(probe):
         return f"iconv -f ENCODING -t utf-8, naming its encoding: {_NON_WESTERN}..."
@@ -77,19 +82,17 @@ def _conversion(data: bytes) -> str:
 
 # An encoding declared on one of a file's first lines, as Python (PEP 263), Emacs and Vim read
 _DECLARED = re.compile(rb"\b(?:file)?(?:en)?coding[:=][ \t]*([-\w.]+)")
-# Bytes that are no UTF-8, escaped (``surrogateescape``), two or more in a row
-_STRAY_RUN = re.compile("[\udc80-\udcff]{2,}")
 _NON_WESTERN = "cp1251, koi8-r, shift_jis, gbk, big5, euc-kr"
 
 
 def _other_script(probe: str) -> bool:
     """Whether the bytes of ``probe`` that are no UTF-8 (escaped) write another script than
-    Latin letters: most stand in runs (a word of Cyrillic letters, a double-byte encoding's
-    characters), or they are a third of it (Shift-JIS, whose second bytes may be plain ones).
-    A Western encoding writes an accent's letter alone, between plain ones ("caf\\xe9")."""
+    Latin letters: they are a third or more of what is not white space (each Cyrillic letter
+    is one, each Chinese or Japanese character two); a Western encoding writes an accent's
+    letter here and there ("caf\\xe9", "na\\xe7\\xe3o")."""
     stray = sum(1 for ch in probe if "\udc80" <= ch <= "\udcff")
-    in_runs = sum(len(run) for run in _STRAY_RUN.findall(probe))
-    return stray >= 8 and (in_runs >= 0.8 * stray or stray >= len(probe) / 3)
+    written = sum(1 for ch in probe if not ch.isspace())
+    return stray >= 8 and 3 * stray >= written
 
 
 _ENCODING_PROBE = 1 << 16

@@ -80,7 +80,15 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
         (b"# vim: set fileencoding=cp1251 :\nx = '\xcf\xf0\xe8'\n", "cp1251"),
         (b"# coding: no-such-codec\ncaf\xe9\n", "latin1"),
         (b"# -*- coding: utf-8 -*-\ncaf\xe9\n", "latin1"),  # (it says so, and is not)
-        # another script's letters, in runs (or a third of the bytes): no Western encoding
+        (
+            b"# coding: euc_jp\n" + "日本語".encode("euc_jp") + b"\n",
+            "euc-jp",
+        ),  # (as iconv names it)
+        (b"Content-Transfer-Encoding: base64\ncaf\xe9\n", "latin1"),  # no text's encoding
+        (b"# coding: ascii\ncaf\xe9\n", "latin1"),  # (the bytes say otherwise)
+        (b"# coding: utf-16\ncaf\xe9\n", "latin1"),
+        ("A tradução não está pronta, então são três ações.\n".encode("latin1"), "latin1"),
+        # another script's letters, a third of its bytes or more: no Western encoding
         ("日本語のテキストです。".encode("shift_jis") + b"\n", "ENCODING"),
         ("中文文本，编码不同。".encode("gbk") + b"\n", "ENCODING"),
         ("Привет, мир".encode("cp1251") + b"\n", "ENCODING"),
