@@ -48,13 +48,11 @@ RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 # say what they are about rather than their format (README.Debian, LICENSE.BSD, COPYING.LIB);
 # another (todo.js, License.rtf, readme.html) is the format's, and read as that.
 _PLAIN_NAMES = frozenset(
-    {"readme", "license", "licence", "copying", "copyright", "authors", "changelog", "notice"}
-    | {"todo"}
+    """readme license licence copying copyright authors changelog notice todo""".split()
 )
 # and in capitals, as GNU names a package's documents (a lower-case "install" is a script)
 _CAPITAL_NAMES = frozenset(
-    {"NEWS", "CHANGES", "HISTORY", "INSTALL", "THANKS", "CREDITS", "CONTRIBUTORS", "BUGS", "FAQ"}
-    | {"HACKING"}
+    """NEWS CHANGES HISTORY INSTALL THANKS CREDITS CONTRIBUTORS BUGS FAQ HACKING""".split()
 )
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}

@@ -631,6 +631,14 @@ def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
     assert [(s.text, s.section) for s in readme] == [("# Head", None), ("body", "Head")]
 
 
+def test_source_code_read_as_text_has_no_title() -> None:
+    # its first comment named every paragraph of the module ("Copyright 2020 Example")
+    code = "# Copyright 2020 Example Ltd\n\nimport os\n\n\ndef main():\n    pass\n"
+    for path, section in (("/src/tool.py", None), ("/src/NOTES.txt", "Copyright 2020 Example Ltd")):
+        segments = _parse("text", code, ParseContext(2000, path, "x")).segments
+        assert [s.section for s in segments] == [None, section, section], path
+
+
 @pytest.mark.parametrize(
     "head",
     [

@@ -7,6 +7,7 @@ import re
 
 from substrate.ingest.chunk import chunk_lines
 from substrate.ingest.cutsecrets import cut_secrets
+from substrate.ingest.detect import detect_format
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.markdown import section_title
 from substrate.ingest.segment import Parsed, Segment
@@ -64,17 +65,20 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     sentence) is the section of the others, which it names the subject of; it stays an item
     of its own too, as it may be a fact whose full stop was left off. A title underlined
     anywhere ("Release 1.5" over "===========") is the section of the paragraphs after it.
+    Source code read as text (``--as-text '*.py'``: a name of no format) has no title: its first
+    comment ("# Copyright 2020 ...") names none of its paragraphs.
 
     When secrets are to be masked, the text is scanned for them whole, as one long section
     is (``cutsecrets``): what makes a value a secret may stand paragraphs away from it (a
     manifest's ``kind: Secret`` above its ``data:``)."""
     parsed = Parsed("text", slices=True)
     blocks = paragraphs(text)
-    title = _title(blocks[0][0]) if len(blocks) > 1 else None
+    prose = ctx.path is None or detect_format(ctx.path) is not None
+    title = _title(blocks[0][0]) if len(blocks) > 1 and prose else None
     spans = []
     for at, (block, line, start) in enumerate(blocks):
         section = title if at else None
-        if at and (underlined := _underlined_title(block)) is not None:
+        if at and prose and (underlined := _underlined_title(block)) is not None:
             section, title = None, underlined  # (a release's notes after another's)
         for i, c in enumerate(chunk_lines(block, line, ctx.chunk_chars, secrets=False)):
             parsed.segments.append(Segment("text", c.text, section, c.line_start, c.line_end, i))
