@@ -194,6 +194,10 @@ def fact_part(value: object) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
 
 
+# The provenance field of a record read from a JSON map of objects: the key naming it ("svc42")
+MAP_KEY = "map_key"
+
+
 def facts_of(item: SubstrateItem) -> list[tuple[Any, Any, Any]]:
     """A graph item's triples that state a fact, each ``(head, relation, tail)`` of names,
     numbers or true or false; none for another kind of item (one written before triples were

@@ -11,7 +11,7 @@ from typing import Any
 from substrate.context import render
 from substrate.context.compress import compress_text, is_heading, query_coverage, sentences
 from substrate.errors import InvalidInputError
-from substrate.item import SubstrateItem, fact_part, facts_of
+from substrate.item import MAP_KEY, SubstrateItem, fact_part, facts_of
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import (
     innermost_heading,
@@ -84,6 +84,9 @@ def _fields(item: SubstrateItem) -> list[str]:
         f"{key}: {value if isinstance(value, str) else render._json(value)}"
         for key, value in payload.items()
     )
+    name = item.provenance.get(MAP_KEY)  # (a map's key names its record: "svc42: owner: ann")
+    if isinstance(name, str) and name:
+        shown = f"{name}: {shown}"
     return [shown if shown[-1:] in _CLOSING else shown + "."]
 
 

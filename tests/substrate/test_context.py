@@ -797,6 +797,23 @@ def test_a_graph_items_triples_are_in_the_packet_as_sentences() -> None:
     assert (answer or "").startswith("Marta Ilves manages Jonas Vahk.")
 
 
+def test_a_record_of_a_json_map_is_named_by_its_key_in_the_packet(tmp_path: Path) -> None:
+    # its key was in no field: "Who owns svc00007?" abstained, though search found the record
+    from substrate import Substrate, ingest_path
+    from substrate.answer import answer_from_substrate
+    from substrate.context.packet import item_text
+    from substrate.extractive import ExtractiveAnswerer
+
+    services = {f"svc{n:05d}": {"owner": f"user{n}", "tier": n % 3} for n in range(40)}
+    (tmp_path / "services.json").write_text(json.dumps(services, indent=1))
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    item = next(i for i in store.iter_items() if i.provenance.get("section") == "svc00007")
+    assert item_text(item) == "svc00007: owner: user7; tier: 1."
+    answer = answer_from_substrate(store, "Who owns svc00007?", ExtractiveAnswerer()).answer
+    assert (answer or "").startswith("svc00007: owner: user7")
+
+
 def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
     from substrate.context.compress import sentences
 

@@ -19,6 +19,7 @@ import orjson
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonl import TooDeep, loads, value_segments
 from substrate.ingest.segment import FileRejected, Parsed
+from substrate.item import MAP_KEY
 
 
 def load_json(text: str) -> Any:
@@ -145,6 +146,7 @@ def _add_keyed(parsed: Parsed, value: dict[str, Any], text: str, ctx: ParseConte
             seg.section = key
             if seg.kind == "record":  # (its key names it: "svc42: ann 1")
                 seg.text = f"{key}: {seg.text}"
+                seg.extra[MAP_KEY] = key
             parsed.segments.append(seg)
 
 
