@@ -59,18 +59,8 @@ def _conversion(data: bytes) -> str:
     where those bytes include some of 0x80-0x9f (its quotes, dashes and euro sign; in latin1
     control characters no text holds) and none it leaves undefined; else from latin1."""
     declared = _DECLARED.search(b"\n".join(data.split(b"\n", 2)[:2]))
-    if declared is not None:
-        try:
-            name = codecs.lookup(declared.group(1).decode("ascii")).name
-            # a text encoding ("base64" is a codec too) its bytes are written in (not one it
-            # names wrongly: "ascii" over accented letters)
-            data[:_ENCODING_PROBE].decode(name)
-        except (LookupError, UnicodeDecodeError):
-            name = ""
-        # (not UTF-8, which it is not; nor UTF-16 or -32, which a byte-order mark would tell)
-        if name and not name.startswith("utf"):
-            iconv_name = name.replace("_", "-")  # (iconv knows "euc-jp", not "euc_jp")
-            return f"iconv -f {iconv_name} -t utf-8: the encoding it declares"
+    if declared is not None and _written_in(data, name := declared.group(1).decode("ascii")):
+        return f"iconv -f {name} -t utf-8: the encoding it declares"  # (as it spells it)
     probe = data[:_ENCODING_PROBE].decode("utf-8", "surrogateescape")
     if _other_script(probe):
         return f"iconv -f ENCODING -t utf-8, naming its encoding: {_NON_WESTERN}..."
@@ -83,16 +73,34 @@ def _conversion(data: bytes) -> str:
 # An encoding declared on one of a file's first lines, as Python (PEP 263), Emacs and Vim read
 _DECLARED = re.compile(rb"\b(?:file)?(?:en)?coding[:=][ \t]*([-\w.]+)")
 _NON_WESTERN = "cp1251, koi8-r, shift_jis, gbk, big5, euc-kr"
+# Three or more bytes that are no UTF-8, escaped (``surrogateescape``), in a row: a word of
+# another script's letters (a Western one's accented letters come one or two together)
+_STRAY_RUN = re.compile("[\udc80-\udcff]{3,}")
+
+
+def _written_in(data: bytes, name: str) -> bool:
+    """Whether the encoding a file declares as ``name`` is one Python knows as a text
+    encoding ("base64" is a codec too; "undefined" refuses all), other than UTF-8 (which it is
+    not) or UTF-16 and -32 (a byte-order mark tells them), in which its first bytes read
+    (not "ascii" over accented letters)."""
+    try:
+        known = codecs.lookup(name).name
+        data[:_ENCODING_PROBE].decode(known)
+    except Exception:  # (a codec may fail in any way: advice must not fail the run)
+        return False
+    return not known.startswith("utf")
 
 
 def _other_script(probe: str) -> bool:
     """Whether the bytes of ``probe`` that are no UTF-8 (escaped) write another script than
     Latin letters: they are a third or more of what is not white space (each Cyrillic letter
-    is one, each Chinese or Japanese character two); a Western encoding writes an accent's
+    is one, each Chinese or Japanese character two), or half of them stand in words of three
+    or more (a few lines of Cyrillic in English text); a Western encoding writes an accent's
     letter here and there ("caf\\xe9", "na\\xe7\\xe3o")."""
     stray = sum(1 for ch in probe if "\udc80" <= ch <= "\udcff")
     written = sum(1 for ch in probe if not ch.isspace())
-    return stray >= 8 and 3 * stray >= written
+    in_words = sum(len(run) for run in _STRAY_RUN.findall(probe))
+    return stray >= 8 and (3 * stray >= written or 2 * in_words >= stray)
 
 
 _ENCODING_PROBE = 1 << 16

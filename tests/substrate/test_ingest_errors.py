@@ -80,10 +80,14 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
         (b"# vim: set fileencoding=cp1251 :\nx = '\xcf\xf0\xe8'\n", "cp1251"),
         (b"# coding: no-such-codec\ncaf\xe9\n", "latin1"),
         (b"# -*- coding: utf-8 -*-\ncaf\xe9\n", "latin1"),  # (it says so, and is not)
+        (b"# coding: euc-jp\n" + "日本語".encode("euc_jp") + b"\n", "euc-jp"),  # (its spelling)
+        (b"# -*- coding: macintosh -*-\ncaf\x8e\n", "macintosh"),  # (Python: mac-roman)
+        (b"# coding: undefined\ncaf\xe9\n", "latin1"),  # (a codec that refuses all)
+        # a few lines of another script in English text
         (
-            b"# coding: euc_jp\n" + "日本語".encode("euc_jp") + b"\n",
-            "euc-jp",
-        ),  # (as iconv names it)
+            b"notes in English, " * 20 + "\nи ещё строка по-русски\n".encode("cp1251"),
+            "ENCODING",
+        ),
         (b"Content-Transfer-Encoding: base64\ncaf\xe9\n", "latin1"),  # no text's encoding
         (b"# coding: ascii\ncaf\xe9\n", "latin1"),  # (the bytes say otherwise)
         (b"# coding: utf-16\ncaf\xe9\n", "latin1"),
