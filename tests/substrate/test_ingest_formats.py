@@ -660,7 +660,11 @@ def test_a_text_file_s_title_underlined_is_the_section_of_its_paragraphs(head: s
         ("Fixes Y.", "Release 1.5"),
         ("More.", "Release 1.5"),
     ]
-    for first in ("Done.\n=====", "==\nTitle\n==", "Title\n==", "Title\n=====\nmore"):
+    # its marks make a heading whatever its words, and the text may follow them at once
+    versions = "2.5.0 (2024-03-01)\n------------------\nFixes Z.\n\nv2: what changed\n====\n\nW.\n"
+    got = [(s.line_start, s.section) for s in _parse("text", versions).segments]
+    assert got == [(1, "2.5.0 (2024-03-01)"), (5, None), (8, "v2: what changed")]
+    for first in ("==\nTitle\n==", "Title\n==", "====\n===="):
         parsed = _parse("text", f"{first}\n\nA paragraph.\n")  # no title underlined
         assert {s.section for s in parsed.segments} == {None}, first
 

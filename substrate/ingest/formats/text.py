@@ -74,12 +74,17 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     parsed = Parsed("text", slices=True)
     blocks = paragraphs(text)
     prose = ctx.path is None or detect_format(ctx.path) is not None
-    title = _title(blocks[0][0]) if len(blocks) > 1 and prose else None
+    title = None
     spans = []
     for at, (block, line, start) in enumerate(blocks):
-        section = title if at else None
-        if at and prose and (underlined := _underlined_title(block)) is not None:
-            section, title = None, underlined  # (a release's notes after another's)
+        section = title
+        heading = _heading(block) if prose else None
+        if heading is not None:  # (a release's notes after another's)
+            title, more = heading
+            section = title if more else None
+        elif at == 0:
+            title = _title(block) if len(blocks) > 1 and prose else None
+            section = None
         for i, c in enumerate(chunk_lines(block, line, ctx.chunk_chars, secrets=False)):
             parsed.segments.append(Segment("text", c.text, section, c.line_start, c.line_end, i))
             spans.append((start + c.start, start + c.start + len(c.text)))
@@ -107,9 +112,8 @@ def _title(block: str) -> str | None:
     """``block`` as a title, when it is one: a single line starting with a capital, at most
     ``MAX_TITLE_CHARS`` long and of ``MAX_TITLE_WORDS`` words, ending no sentence and setting
     no value ("Password: ...", "host=db1" are content). A Markdown heading's marks are not the
-    title's ("# Install" in a README without an extension), nor the line of marks under it
-    (and over it)."""
-    line = _HEADING_MARKS.sub("", _unadorned(block.strip()))
+    title's ("# Install" in a README without an extension)."""
+    line = _HEADING_MARKS.sub("", block.strip())
     if "\n" in line or len(line) > MAX_TITLE_CHARS or line.endswith(_SENTENCE_END):
         return None
     if len(line.split()) > MAX_TITLE_WORDS:
@@ -120,18 +124,18 @@ def _title(block: str) -> str | None:
     return section_title(line) if first.isupper() else None
 
 
-def _underlined_title(block: str) -> str | None:
-    """``block`` as a title when it is one underlined (or over- and underlined): the title of
-    the paragraphs after it, up to the next one, wherever it stands."""
-    return _title(block) if _unadorned(block.strip()) != block.strip() else None
-
-
-def _unadorned(block: str) -> str:
-    """``block`` without the lines of marks around its one line of text (``_ADORNMENT``): a
-    title underlined, or over- and underlined alike."""
-    lines = [line.strip() for line in block.split("\n")]
-    if len(lines) == 2 and _ADORNMENT.fullmatch(lines[1]):
-        return lines[0]
-    if len(lines) == 3 and lines[0] == lines[2] and _ADORNMENT.fullmatch(lines[0]):
-        return lines[1]
-    return block
+def _heading(block: str) -> tuple[str | None, bool] | None:
+    """The title of the heading underlined (or over- and underlined, ``_ADORNMENT``) that
+    opens ``block``, and whether the block holds more than it; None when none opens it. Its
+    marks make it a heading whatever its words ("2.5.0 (2024-03-01)", "v2: what changed"); one
+    too long to name paragraphs gives no title, and ends the one before it."""
+    lines = [line.strip() for line in block.strip().split("\n")]
+    if len(lines) >= 3 and _ADORNMENT.fullmatch(lines[0]) and lines[2] == lines[0]:
+        head, rest = lines[1], lines[3:]
+    elif len(lines) >= 2 and _ADORNMENT.fullmatch(lines[1]) and not _ADORNMENT.fullmatch(lines[0]):
+        head, rest = lines[0], lines[2:]
+    else:
+        return None
+    named = len(head) <= MAX_TITLE_CHARS and len(head.split()) <= MAX_TITLE_WORDS
+    title = section_title(head) if named and any(ch.isalnum() for ch in head) else None
+    return title, bool(rest)
