@@ -1008,12 +1008,13 @@ _PATTERN_PART = re.compile(
 # A call in code: a function or a method named as code names them (lower case, digits only at
 # a name's end: "getpass", "self._next", "load_key"; not "p4ss.w0rd" nor "k7f"), given names,
 # quoted strings and keyword arguments ("getpass(prompt, stream)", "load_key(path,
-# strict=True)"; not "mypass(1, 2)"), the line ending after it
+# strict=True)"; not "mypass(1, 2)"), the line ending after it (or Markdown's inline code)
 _CALLEE_PART = r"[a-z_]+\d*"
 _CALL_ARGUMENT = r"[A-Za-z_]\w*=[\w.'\"]+|[A-Za-z_][\w.]*|'[^'\n]*'|\"[^\"\n]*\""
 _SIMPLE_CALL = re.compile(
     rf"(?:{_CALLEE_PART}\.)*{_CALLEE_PART}"
-    rf"\((?:{_CALL_ARGUMENT})(?:,[ \t]*(?:{_CALL_ARGUMENT}))+\)[ \t]*;?[ \t]*(?:(?:#|//).*)?"
+    rf"\((?:{_CALL_ARGUMENT})(?:,[ \t]*(?:{_CALL_ARGUMENT}))+\)"
+    r"(?:`.*|[ \t]*;?[ \t]*(?:(?:#|//).*)?)"
 )
 
 

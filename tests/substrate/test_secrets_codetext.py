@@ -90,6 +90,7 @@ def test_only_an_operator_makes_a_value_of_a_literal_or_comment() -> None:
         "token = self._next(a, b)",
         "api_key = load_key(path, strict=True)",
         'password = getpass(prompt, "Password: ")',
+        "Call `password = getpass(prompt, stream)` to ask.",  # Markdown's inline code
     ],
 )
 def test_code_written_in_text_is_no_value(line: str) -> None:
