@@ -436,7 +436,7 @@ def _gated_lines(
     if amends:
         _amend(done, amends, done.built_items() if built is None else built)
     if relook is not None:
-        if not relooked(done, relook, after, text, _secrets_of(builder, text, done)):
+        if not relooked(done, relook, after, text, parsed, _secrets_of(builder, text, done)):
             done.digest = plain
             return None
         tally.redactions, tally.redaction_rules = 0, Counter()  # (of lines stored already)

@@ -8,10 +8,11 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from substrate.ingest.build import is_blank
 from substrate.itemline import decode, encode
 from substrate.linesdigest import (
     MOST_SKIPPED,
@@ -20,7 +21,6 @@ from substrate.linesdigest import (
     bytes_without,
     line_spans,
 )
-from substrate.secrets.engine import find_secrets
 from substrate.secrets.hits import MASK_LEAD
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
         if span is None:
             return
         lines.update(span)
+    lines |= _unheld_lines(text, parsed)
     if not 0 < len(lines) <= MOST_SKIPPED:
         return
     data = text.encode("utf-8", "surrogateescape")  # (the bytes read)
@@ -57,7 +58,7 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
     if spans is None:
         return
     rest = bytes_without(data, spans)
-    if _holds_any(rest, secrets) or _finds_any(rest):
+    if _holds_any(rest, secrets):
         return
     digest = LinesDigest(hashlib.sha256(rest).hexdigest()[:32], tuple(spans), ())
     told = str(digest)  # (as the items record it: ``LinesDigest.for_items``)
@@ -80,7 +81,12 @@ def keep_lines_digest(done: Prepared, text: str, secrets: Iterable[str], parsed:
 
 
 def relooked(
-    done: Prepared, known: LinesDigest, after: int, text: str, secrets: Iterable[str]
+    done: Prepared,
+    known: LinesDigest,
+    after: int,
+    text: str,
+    parsed: Parsed,
+    secrets: Iterable[str],
 ) -> bool:
     """Whether the lines of a document per line that held secrets (``known``), gated again
     beside the lines added since (past line ``after``), hold what they did: their items have
@@ -102,8 +108,8 @@ def relooked(
         bytes_without(data, list(known.skipped)), secrets
     ):
         return False
-    if _finds_any(text.split("\n", after)[-1].encode("utf-8", "surrogateescape")):
-        return False  # (the lines added: in bytes no item holds too, a row dropped as empty)
+    if _unheld_lines(text, parsed, after):
+        return False  # (a line added that no item holds whole: the gate never saw it all)
     if done.encoded is not None:
         done.encoded = [pair for pair, on in zip(done.encoded, again, strict=True) if not on]
     else:
@@ -140,11 +146,46 @@ def _on_lines(item: SubstrateItem, lines: set[int]) -> bool:
     return span is not None and not span.isdisjoint(lines)
 
 
-def _finds_any(data: bytes) -> bool:
-    """Whether the scanner finds a secret in ``data`` read as text: in bytes that no item
-    holds, which the gate never saw (a row dropped as empty, a key given twice), one may
-    stand that no rule found in the items."""
-    return bool(find_secrets(data.decode("utf-8", "surrogateescape")))
+def _unheld_lines(text: str, parsed: Parsed, after: int = 0) -> set[int]:
+    """The lines of ``text`` past line ``after`` whose content no item holds whole, which the
+    gate never saw: a row dropped as empty (its tags, its other fields), and a row giving a
+    key twice (the first value is in no item). A digest leaves them out, as it does the lines
+    that held a secret."""
+    held: set[int] = set()
+    for seg in parsed.segments:
+        if seg.line_start and seg.line_end and not (is_blank(seg.text) and not seg.payload):
+            held.update(range(seg.line_start, seg.line_end + 1))
+    rest = text.split("\n")[after:]
+    return {
+        number
+        for number, line in enumerate(rest, after + 1)
+        if line.strip() and (number not in held or _a_key_twice(line))
+    }
+
+
+# A JSON object's key: its quoted name, then a colon
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _a_key_twice(line: str) -> bool:
+    """Whether the JSON ``line`` gives one of its objects a key twice (the parser keeps the
+    last value alone); a name met twice in the line may be two objects' (asked of the parser
+    then)."""
+    names = _KEY.findall(line)
+    if len(names) == len(set(names)):
+        return False
+    twice = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal twice
+        twice = twice or len({name for name, _ in items}) != len(items)
+        return dict(items)
+
+    try:
+        json.loads(line, object_pairs_hook=pairs)
+    except ValueError:
+        return True
+    return twice
 
 
 def _holds_any(data: bytes, secrets: Iterable[str]) -> bool:

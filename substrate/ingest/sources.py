@@ -563,7 +563,7 @@ class SourceCache:
         by_look: dict[tuple[int, int, str], list[str]] = {}
         for path, size, mtime_ns, found in self._files_on_disk():
             # (nor a malformed entry: ``_state`` passes it over when asked)
-            hashless = not (isinstance(found, str) and whole_file_hash(found))  # (or by its lines)
+            hashless = not (whole_file_hash(found) if isinstance(found, str) else found)
             if hashless and mtime_ns != -1 and isinstance(size, int) and isinstance(mtime_ns, int):
                 by_look.setdefault((size, mtime_ns, os.path.basename(path)), []).append(path)
         return _sorted_lists(by_look)

@@ -617,7 +617,7 @@ def test_a_secret_told_by_a_line_added_leaves_no_hash_of_an_earlier_bare_copy(
         '{"text": "Tr0ub4dor\\u00263xyzzyQx7Qx7", "text": "row"}',  # a key given twice
     ],
 )
-def test_a_copy_of_a_secret_in_bytes_no_item_holds_leaves_no_digest(
+def test_a_copy_of_a_secret_in_bytes_no_item_holds_is_hashed_by_no_digest(
     tmp_path: Path, hidden: str
 ) -> None:
     runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
@@ -627,7 +627,8 @@ def test_a_copy_of_a_secret_in_bytes_no_item_holds_leaves_no_digest(
     rows[3] = hidden
     _write(runs, "\n".join(rows) + "\n")
     ingest_path(Substrate(shard), runs)
-    assert _recorded(shard, runs) == ""
+    known = LinesDigest.parse(_recorded(shard, runs))
+    assert known is None or 4 in known.lines()
 
 
 def test_a_secret_found_only_in_a_rejected_line_is_looked_for_in_the_others(
@@ -639,7 +640,8 @@ def test_a_secret_found_only_in_a_rejected_line_is_looked_for_in_the_others(
     rows[3] = json.dumps({"text": "", "tags": ["Hunter2Zebra!Qx7Qx7"]})  # in no item
     _write(runs, "\n".join(rows) + "\n")
     ingest_path(Substrate(shard), runs)
-    assert _recorded(shard, runs) == ""
+    known = LinesDigest.parse(_recorded(shard, runs))
+    assert known is None or 4 in known.lines()
 
 
 def test_a_line_end_moved_into_a_line_that_held_a_secret_is_seen(tmp_path: Path) -> None:
@@ -678,14 +680,27 @@ def test_a_log_with_lone_carriage_returns_keeps_no_digest(tmp_path: Path) -> Non
         '{"text": "db_password=Summer2024!", "text": "row"}',  # a key given twice
     ],
 )
-def test_a_secret_in_bytes_no_item_holds_leaves_no_digest(tmp_path: Path, hidden: str) -> None:
-    # the gate never saw it: the scanner reads what the digest would hash
-    runs, shard = tmp_path / "runs.jsonl", tmp_path / "shard"
-    rows = [json.dumps({"text": f"row {n}"}) for n in range(8)]
-    rows[2] = json.dumps({"text": f"call with {TOKEN}"})
-    _write(runs, "\n".join(rows) + "\n")
+def test_a_line_no_item_holds_whole_is_left_out_of_the_digest(tmp_path: Path, hidden: str) -> None:
+    # the gate never saw it all: the digest hashed a secret no rule had found
+    for appended in (False, True):
+        runs, shard = tmp_path / f"runs{appended}.jsonl", tmp_path / f"shard{appended}"
+        rows = [json.dumps({"text": f"row {n}"}) for n in range(8)]
+        rows[2] = json.dumps({"text": f"call with {TOKEN}"})
+        _write(runs, "\n".join(rows) + "\n" + ("" if appended else hidden + "\n"))
+        ingest_path(Substrate(shard), runs)
+        if appended:  # (a line added that no item holds: the file is read whole)
+            _write(runs, hidden + "\n", append=True)
+            ingest_path(Substrate(shard), runs)
+        known = LinesDigest.parse(_recorded(shard, runs))
+        assert known is not None and known.lines() == {3, 9}, appended
+
+
+def test_code_in_a_row_keeps_the_digest(tmp_path: Path) -> None:
+    # a scan of the raw rows took the call for a password ("...username)\"}" ends no line),
+    # and the log was read whole at every append
+    runs, shard = _log(tmp_path), tmp_path / "shard"
+    _write(runs, _rows("password = self.keyring.get_password(url, username)"), append=True)
     ingest_path(Substrate(shard), runs)
     assert _recorded(shard, runs).startswith("lines:")
-    _write(runs, hidden + "\n", append=True)  # (its lines added, then read whole)
-    ingest_path(Substrate(shard), runs)
-    assert _recorded(shard, runs) == ""
+    _write(runs, _rows("one more question"), append=True)
+    assert ingest_path(Substrate(shard), runs).items_rewritten == 0
