@@ -108,7 +108,8 @@ def relooked(
         bytes_without(data, list(known.skipped)), secrets
     ):
         return False
-    if _unheld_lines(text, parsed, after):
+    added = data[done.grown_from :].decode("utf-8", "surrogateescape")  # (its lines past after)
+    if _unheld_lines(added, parsed, after):
         return False  # (a line added that no item holds whole: the gate never saw it all)
     if done.encoded is not None:
         done.encoded = [pair for pair, on in zip(done.encoded, again, strict=True) if not on]
@@ -147,18 +148,18 @@ def _on_lines(item: SubstrateItem, lines: set[int]) -> bool:
 
 
 def _unheld_lines(text: str, parsed: Parsed, after: int = 0) -> set[int]:
-    """The lines of ``text`` past line ``after`` whose content no item holds whole, which the
+    """The lines of ``text`` (a file's lines past its line ``after``: a log's lines added are
+    asked of, not the whole file at each append) whose content no item holds whole, which the
     gate never saw: a row dropped as empty (its tags, its other fields), and a row giving a
     key twice (the first value is in no item). A digest leaves them out, as it does the lines
     that held a secret."""
     held: set[int] = set()
     for seg in parsed.segments:
-        if seg.line_start and seg.line_end and not (is_blank(seg.text) and not seg.payload):
-            held.update(range(seg.line_start, seg.line_end + 1))
-    rest = text.split("\n")[after:]
+        if seg.line_end and seg.line_end > after and not (is_blank(seg.text) and not seg.payload):
+            held.update(range(seg.line_start or seg.line_end, seg.line_end + 1))
     return {
         number
-        for number, line in enumerate(rest, after + 1)
+        for number, line in enumerate(text.split("\n"), after + 1)
         if line.strip() and (number not in held or _a_key_twice(line))
     }
 
