@@ -200,38 +200,38 @@ def test_a_wiki_name_never_leads_to_the_other_note_when_the_chain_holds_its_neig
     assert links and all(a.split("/")[0] == b.split("/")[0] for a, b in links), links
 
 
-def test_a_wiki_name_two_notes_bear_elsewhere_finds_the_one_sharing_most_folders(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("notes", "question", "followed"),
+    [
+        pytest.param(  # neither beside the link: the 2023 plan answered for the 2024 sprint
+            {
+                "Projects/2023/Planning.md": "# Planning\n\nThe plan budgets 100 engineers.\n",
+                "Projects/2024/Planning.md": "# Planning\n\nThe plan budgets 12 engineers.\n",
+                "Projects/2024/Sprints/s1.md": "# Sprint one\n\nZebra notes: see [[Planning]].\n",
+            },
+            "sprint one zebra notes",
+            ("Projects/2024/Sprints/s1.md", "Projects/2024/Planning.md"),
+            id="the-one-sharing-most-folders",
+        ),
+        pytest.param(  # as near each other: the question picks
+            {
+                "Home/Planning.md": "# Planning\n\nGroceries for the week.\n",
+                "Work/Planning.md": "# Planning\n\nThe zebra budget is 12 engineers.\n",
+                "Index.md": "# Index\n\nThe zebra budget: see [[Planning]].\n",
+            },
+            "zebra budget index",
+            ("Index.md", "Work/Planning.md"),
+            id="of-equals-the-question-picks",
+        ),
+    ],
+)
+def test_a_wiki_name_two_notes_bear_elsewhere_leads_to_the_nearest(
+    tmp_path: Path, notes: dict[str, str], question: str, followed: tuple[str, str]
 ) -> None:
-    # neither beside the link: the 2023 plan answered for the 2024 sprint
-    _write(
-        tmp_path / "vault",
-        {
-            "Projects/2023/Planning.md": "# Planning\n\nThe plan budgets 100 engineers.\n",
-            "Projects/2024/Planning.md": "# Planning\n\nThe plan budgets 12 engineers.\n",
-            "Projects/2024/Sprints/s1.md": "# Sprint one\n\nZebra notes: see [[Planning]].\n",
-        },
-    )
+    _write(tmp_path / "vault", notes)
     store = Substrate()
     ingest_path(store, tmp_path / "vault")
-    assert _followed(store, "sprint one zebra notes") == (
-        "Projects/2024/Sprints/s1.md",
-        "Projects/2024/Planning.md",
-    )
-
-
-def test_of_notes_equally_near_the_question_picks(tmp_path: Path) -> None:
-    _write(
-        tmp_path / "vault",
-        {
-            "Home/Planning.md": "# Planning\n\nGroceries for the week.\n",
-            "Work/Planning.md": "# Planning\n\nThe zebra budget is 12 engineers.\n",
-            "Index.md": "# Index\n\nThe zebra budget: see [[Planning]].\n",
-        },
-    )
-    store = Substrate()
-    ingest_path(store, tmp_path / "vault")
-    assert _followed(store, "zebra budget index") == ("Index.md", "Work/Planning.md")
+    assert _followed(store, question) == followed
 
 
 def _followed(store: Substrate, query: str) -> tuple[str, str]:
