@@ -170,7 +170,7 @@ def is_reference(value: str) -> bool:
     v = value.strip()
     if has_template(v) or v.lower().startswith(_SEALED_PREFIXES) or _ARN.fullmatch(v):
         return True
-    if not _WHOLE_REFERENCE.fullmatch(v):
+    if not _WHOLE_REFERENCE.fullmatch(v) or _WORD_AND_NUMBERS.fullmatch(v):
         return False
     # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so (a longer
     # chain, config.S3Config.password, is one)
@@ -179,6 +179,10 @@ def is_reference(value: str) -> bool:
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
+# A word and numbers in brackets: a password people choose ("Summer(2024)", "Welcome(1)",
+# "tiger(1,2)"), read as a call by its shape; code that fetches a secret calls a name of
+# its own, with a dot, an underscore or a mixed case, or passes it more than numbers
+_WORD_AND_NUMBERS = re.compile(r"[A-Za-z][a-z]*\(\d+(?:,[ ]?\d+)*\)")
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
 # arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
 _ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:\S+", re.IGNORECASE)

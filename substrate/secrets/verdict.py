@@ -95,6 +95,9 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
     valid = _next_line_valid if next_line else _valid
     if not valid(rule, m, text[start:end], group, text, syntax):
         return
+    if group == "su":
+        through = _through_open_brackets(text, start, end)
+        end = end if accepted.overlaps(end, through) else through
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
 
 
@@ -213,6 +216,35 @@ _ESCAPED_BREAKS = ("\\n", "\\r", "\\t")
 _LINE_VALUE_END = re.compile(r"[\s\"'`]|\\[nrt\"']")
 # The longest value looked for past the escapes and the indent that open its line
 _LINE_VALUE_CHARS = 256
+# How far past where an unquoted value was cut the brackets it opened are looked for to close
+_BRACKET_REACH = 128
+# What ends an unquoted value, past its brackets (``assignments._BARE``)
+_VALUE_CUT = frozenset("\"'`,;&<\\")
+
+
+def _through_open_brackets(text: str, start: int, end: int) -> int:
+    """The end of the unquoted value ``text[start:end]``, past the brackets it opened and the
+    comma or blank cut short ("password=mypass(1,Lp7)" ends at its comma): to where they
+    close on the same line and the value goes on to, so that no part of it is left showing.
+    Unclosed there, it ends at the first blank or mark past the cut that a comma is not."""
+    value = text[start:end]
+    depth = value.count("(") + value.count("[") - value.count(")") - value.count("]")
+    if depth <= 0:
+        return end
+    line_end = text.find("\n", end, end + _BRACKET_REACH)
+    limit = line_end if line_end != -1 else min(len(text), end + _BRACKET_REACH)
+    unclosed_end = limit
+    for at in range(end, limit):
+        ch = text[at]
+        cut = ch.isspace() or ch in _VALUE_CUT
+        if depth == 0 and cut:
+            return at
+        if cut and ch != "," and unclosed_end == limit:
+            unclosed_end = at
+        depth += (ch in "([") - (ch in ")]")
+        if depth < 0:  # the closer of a bracket around the assignment
+            return at
+    return limit if depth == 0 else unclosed_end
 
 
 def _past_escaped_breaks(text: str, start: int, end: int) -> tuple[int, int]:

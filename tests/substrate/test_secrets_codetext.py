@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from substrate.secrets.codetext import in_text
+from substrate.secrets.scan import redact_secrets
 from substrate.secrets.textscan import scan_text
 
 
@@ -125,3 +126,36 @@ def test_generated_values_with_brackets_are_no_code(line: str, path: str) -> Non
 )
 def test_a_password_that_opens_with_a_bracket_is_no_remark(line: str) -> None:
     assert scan_text(line + "\n", path="notes.txt").findings
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("password=mypass(1,Lp7)", "password="),
+        ("password: mypass(1, Lp7) and more", "password:  and more"),
+        ("DB_PASSWORD=k7f(x2, q9)Zm", "DB_PASSWORD="),
+    ],
+)
+def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, shown: str) -> None:
+    # cut at the comma, "[REDACTED],Lp7)" showed the password's end
+    assert redact_secrets(line, mask="") == shown
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password: "Summer(2024)"',
+        "DB_PASSWORD=Welcome(1)",
+        '{"password": "tiger(1,2)"}',
+        "password = Rocket(42)",
+    ],
+)
+def test_a_word_and_numbers_in_brackets_is_a_password_not_a_call(line: str) -> None:
+    assert scan_text(line + "\n", path="notes.txt").findings
+
+
+@pytest.mark.parametrize(
+    "line", ["password = secrets.token_hex(32)", "password = getpass()", "pwd = randomString(12)"]
+)
+def test_calls_that_fetch_a_secret_stay_calls(line: str) -> None:
+    assert not scan_text(line + "\n", path="notes.txt").findings
