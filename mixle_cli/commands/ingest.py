@@ -416,9 +416,10 @@ def ingest(
             ".mdown, .mkd, .mdx; .txt, .text, .log and README, LICENSE, COPYING, AUTHORS, "
             "CHANGELOG, NEWS, INSTALL, TODO and other files named as prose by convention, "
             "with no extension or one such as .Debian; .rst; .json; "
-            ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
-            "unsupported format. Standard input is read as a file named by --source would "
-            "be, else as plain text.",
+            ".jsonl, .ndjson; .csv; .tsv, .tab), also rotated (app.log.1) or compressed "
+            "with gzip (NEWS.gz, run.jsonl.1.gz: the text inside is read); a file of any "
+            "other is skipped, as an unsupported format. Standard input is read as a file "
+            "named by --source would be, else as plain text.",
         ),
     ] = None,
     as_text: Annotated[

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from substrate.errors import InvalidInputError
+from substrate.ingest.compressed import compressed_name, inner_name
 from substrate.limits import INGEST_FORMATS, NOTE_FORMATS
 
 FORMATS = INGEST_FORMATS
@@ -54,6 +55,8 @@ _PLAIN_NAMES = frozenset(
 _CAPITAL_NAMES = frozenset(
     """NEWS CHANGES HISTORY INSTALL THANKS CREDITS CONTRIBUTORS BUGS FAQ HACKING""".split()
 )
+# The formats of logs, which rotation numbers: "app.log.1", "run.jsonl.2.gz"
+_ROTATED = frozenset({"text", "jsonl"})
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}
 )
@@ -94,8 +97,12 @@ def file_format(as_format: str | None, filename: str) -> str | None:
 
 
 def detect_format(filename: str) -> str | None:
-    """The format implied by a file name, or None when it is not one mixle ingests."""
+    """The format implied by a file name, or None when it is not one mixle ingests. A gzip
+    file's is that of the name it holds (``NEWS.gz``, ``run.jsonl.1.gz``)."""
     base = filename.rsplit("/", 1)[-1]
+    if compressed_name(base):
+        inner = detect_format(inner_name(base))
+        return None if inner == "artifact" else inner  # (a manifest names files beside it)
     if base == "manifest.json":
         return "artifact"
     stem, dot, ext = base.rpartition(".")
@@ -103,6 +110,8 @@ def detect_format(filename: str) -> str | None:
         return "text" if _plain_name(base) else None
     if _plain_name(stem) and ext.lower() in _ABOUT:
         return "text"
+    if ext.isdigit() and _EXTENSIONS.get(stem.rpartition(".")[2].lower()) in _ROTATED:
+        return _EXTENSIONS[stem.rpartition(".")[2].lower()]  # a log rotated: "app.log.1"
     return _EXTENSIONS.get(ext.lower())
 
 

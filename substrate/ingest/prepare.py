@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder, secret_in_lines, secrets_in_lines, withhold_hash
+from substrate.ingest.compressed import CompressedError, compressed_name, gunzip
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.jsonl import without_a_line_being_written
@@ -29,7 +30,12 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY, being_written
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
-from substrate.limits import DEFAULT_CHUNK_CHARS, PER_LINE_FORMATS, reads_alike_grown
+from substrate.limits import (
+    BINARY_PROBE_BYTES,
+    DEFAULT_CHUNK_CHARS,
+    PER_LINE_FORMATS,
+    reads_alike_grown,
+)
 from substrate.lineprefixes import LinePrefixes
 from substrate.linesdigest import PROVENANCE_KEY as LINES_HASH_KEY
 from substrate.linesdigest import LinesDigest
@@ -44,7 +50,7 @@ from substrate.secrets.screen import (
     slices_may_hold_secrets,
 )
 from substrate.versions import PARSER_VERSION
-from substrate.widetext import wide_encoding
+from substrate.widetext import is_binary, wide_encoding
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -270,8 +276,11 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     data = ticket.data
     if data is None:
         assert ticket.path is not None
+        compressed = compressed_name(ticket.path)
         try:
-            data, binary = read_unless_binary(ticket.path, ticket.within, options.max_read)
+            data, binary = read_unless_binary(
+                ticket.path, ticket.within, options.max_read, compressed=compressed
+            )
         except FileNotFoundError:
             return Prepared(GONE)
         except OSError as exc:
@@ -279,6 +288,8 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
         if binary:
             named = cache_name(ticket, options)
             return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
+        if compressed:
+            return _read_compressed(ticket, data, options)
     written = ticket.mtime_ns  # (None for a stream)
     if (
         ticket.fmt in PER_LINE_FORMATS
@@ -301,6 +312,22 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     if ticket.fmt in PER_LINE_FORMATS:
         done.text_as_read = b"\r" not in data and not data.startswith(codecs.BOM_UTF8)
     return _Read(done, data)
+
+
+def _read_compressed(ticket: Ticket, data: bytes, options: IngestOptions) -> Prepared | _Read:
+    """``_read`` for a gzip file, ``data`` its bytes on disk, which its hash is of: the text
+    inside, at most the size limit of it, read whole (never as a log grown)."""
+    digest = content_digest(data)
+    if ticket.known_hash == digest:
+        return Prepared(SAME, len(data), digest, prepared_at=time.time())
+    try:
+        inside = gunzip(data, options.max_read)
+    except CompressedError as exc:
+        return Prepared(FAILED, len(data), reason=str(exc))
+    if is_binary(inside[:BINARY_PROBE_BYTES]):
+        named = cache_name(ticket, options)
+        return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
+    return _Read(Prepared(PARSED, len(data), digest, prepared_at=time.time()), inside)
 
 
 def _grown_from(ticket: Ticket, data: bytes) -> int:

@@ -10,6 +10,7 @@ import os
 import re
 import stat
 
+from substrate.ingest.compressed import MAGIC as GZIP_MAGIC
 from substrate.ingest.report import SHARD_LOG
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
@@ -231,8 +232,11 @@ def read_unless_binary(
     path: str,
     within: str | None = None,
     limit: int | None = None,
+    *,
+    compressed: bool = False,
 ) -> tuple[bytes, bool]:
-    """Read a whole file, unless its first 8 KiB show it is binary.
+    """Read a whole file, unless its first 8 KiB show it is binary (gzip data is not, for a
+    file read ``compressed``: its text is inside).
 
     Returns ``(content, False)``, or ``(first bytes, True)`` for a binary file, which is not read
     any further. Plain ``os.read`` calls: no buffered file object for files read once.
@@ -257,7 +261,7 @@ def read_unless_binary(
         if within is not None and not _opened_within(fd, path, within):
             raise OSError(errno.EXDEV, "it leads out of the folder ingested (changed since listed)")
         head = os.read(fd, BINARY_PROBE_BYTES)
-        if is_binary(head):
+        if is_binary(head) and not (compressed and head.startswith(GZIP_MAGIC)):
             return head, True
         parts = [head]  # a short read is not the end on every file system: read to b""
         held = len(head)

@@ -142,10 +142,10 @@ def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
     _write(tmp_path / "b.txt", "locked\n")
     real = read_unless_binary
 
-    def read(path: str, *where: Any) -> tuple[bytes, bool]:
+    def read(path: str, *where: Any, **how: Any) -> tuple[bytes, bool]:
         if path.endswith("b.txt"):
             raise PermissionError(13, "Permission denied")
-        return real(path, *where)
+        return real(path, *where, **how)
 
     monkeypatch.setattr("substrate.ingest.prepare.read_unless_binary", read)
     report = ingest_path(Substrate(), tmp_path)
@@ -234,9 +234,9 @@ def test_a_file_named_alone_that_is_removed_before_its_read_fails_and_keeps_its_
     _write(note, "# Note\n\nnew words\n")
     real = prepare.read_unless_binary
 
-    def removed_first(path: str, *args: Any) -> tuple[bytes, bool]:
+    def removed_first(path: str, *args: Any, **how: Any) -> tuple[bytes, bool]:
         os.remove(path)
-        return real(path, *args)
+        return real(path, *args, **how)
 
     monkeypatch.setattr(prepare, "read_unless_binary", removed_first)
     report = ingest_path(store, note, jobs=1)

@@ -101,7 +101,7 @@ def test_unchanged_files_are_neither_read_nor_parsed(
 ) -> None:
     ingest_path(Substrate(shard), tree)
 
-    def boom(*args: Any) -> Any:
+    def boom(*args: Any, **how: Any) -> Any:
         raise AssertionError("an unchanged file was opened")
 
     monkeypatch.setattr("substrate.ingest.prepare.read_unless_binary", boom)
