@@ -25,8 +25,10 @@ class CompressedError(Exception):
 
 def compressed_name(name: str) -> bool:
     """Whether ``name`` (a path or a file name) is that of a gzip file with a name inside."""
-    base = name.rsplit("/", 1)[-1]
-    return len(base) > len(SUFFIX) and base[-len(SUFFIX) :].lower() == SUFFIX
+    # (asked of every file read: the suffix first, which few names end with)
+    if name[-len(SUFFIX) :].lower() != SUFFIX:
+        return False
+    return len(name.rsplit("/", 1)[-1]) > len(SUFFIX)
 
 
 def inner_name(name: str) -> str:
