@@ -402,7 +402,13 @@ def _few_words(words: list[str]) -> bool:
 
 
 def worth_reporting(
-    value: str, *, strength: str, quoted: bool, key: str = "", assigned: bool = True
+    value: str,
+    *,
+    strength: str,
+    quoted: bool,
+    key: str = "",
+    assigned: bool = True,
+    length: int = 0,
 ) -> bool:
     """Decide whether a value assigned to a secret-named key is a credential.
 
@@ -415,6 +421,8 @@ def worth_reporting(
             label, not a secret.
         assigned: the value follows an operator (``=``, ``:``...), not only white space as
             in prose (``pass `use_fast_path` to``).
+        length: the length of the whole value, when ``value`` is the part of it before a
+            comma inside its brackets (``abc(1`` of ``abc(1,Lp7)``): what is judged short.
     """
     v = value.strip()
     if not v or not any(ch.isalnum() for ch in v):
@@ -458,7 +466,7 @@ def worth_reporting(
     if strength == "token":  # a field's, a state's or a list's name is no token
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
         return not named and looks_random(v, min_len=8)
-    return len(v) >= (5 if quoted else 6)
+    return max(len(v), length) >= (5 if quoted else 6)
 
 
 # Numbers joined by dots: a version, an object identifier (PKCS #9's 1.2.840.113549.1.9.4), an

@@ -402,8 +402,12 @@ def _assignment_valid(
         return False  # ('secret/api-token', '...') or a password's ('db password') is a key
     if _FETCH_CREDENTIALS.fullmatch(secret) and key.lower().endswith("credentials"):
         return False  # fetch(url, {credentials: 'include'}): whether cookies are sent
+    length = 0
+    if group == "su":  # (its part before a comma inside its brackets: "abc(1" of "abc(1,Lp7)")
+        at = m.start(group)
+        length = _through_open_brackets(text, at, at + len(secret)) - at
     return worth_reporting(
-        secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
+        secret, strength=strength, quoted=group != "su", key=key, assigned=assigned, length=length
     )
 
 

@@ -134,6 +134,8 @@ def test_a_password_that_opens_with_a_bracket_is_no_remark(line: str) -> None:
         ("password=mypass(1,Lp7)", "password="),
         ("password: mypass(1, Lp7) and more", "password:  and more"),
         ("DB_PASSWORD=k7f(x2, q9)Zm", "DB_PASSWORD="),
+        ("password=abc(1,Lp7)", "password="),  # its part before the comma alone is short
+        ("password=Xy(9,Lp7q", "password="),
     ],
 )
 def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, shown: str) -> None:
