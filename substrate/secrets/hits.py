@@ -47,6 +47,21 @@ class Accepted:
             return True
         return i < len(self._starts) and self._starts[i] < end
 
+    def take_within(self, start: int, end: int) -> bool:
+        """Make room for a hit over ``start..end``: drop the hits that lie wholly inside it (a
+        token inside a password's brackets), unless one reaches out of it (then nothing is
+        dropped). Whether it is free now."""
+        i = bisect.bisect_left(self._starts, start)
+        if i and self._hits[i - 1].end > start:
+            return False
+        j = i
+        while j < len(self._starts) and self._starts[j] < end:
+            if self._hits[j].end > end:
+                return False
+            j += 1
+        del self._starts[i:j], self._hits[i:j]
+        return True
+
     def add(self, hit: Hit) -> None:
         i = bisect.bisect_right(self._starts, hit.start)
         self._starts.insert(i, hit.start)

@@ -179,10 +179,11 @@ def is_reference(value: str) -> bool:
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
-# A word and numbers in brackets: a password people choose ("Summer(2024)", "Welcome(1)",
-# "tiger(1,2)"), read as a call by its shape; code that fetches a secret calls a name of
-# its own, with a dot, an underscore or a mixed case, or passes it more than numbers
-_WORD_AND_NUMBERS = re.compile(r"[A-Za-z][a-z]*\(\d+(?:,[ ]?\d+)*\)")
+# A capitalised word and numbers in brackets: a password people choose ("Summer(2024)",
+# "Welcome(1)"), read as a call by its shape. Code that fetches a secret calls a name of its
+# own, in lower case (``urandom(24)``), with a dot or an underscore, or passes more than
+# numbers; a column's type is in lower or upper case (``varchar(255)``, ``CHAR(40)``)
+_WORD_AND_NUMBERS = re.compile(r"[A-Z][a-z]+\(\d+(?:,[ ]?\d+)*\)")
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
 # arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
 _ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:\S+", re.IGNORECASE)

@@ -97,7 +97,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         return
     if group == "su":
         through = _through_open_brackets(text, start, end)
-        end = end if accepted.overlaps(end, through) else through
+        end = through if accepted.take_within(end, through) else end
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
 
 
@@ -218,33 +218,46 @@ _LINE_VALUE_END = re.compile(r"[\s\"'`]|\\[nrt\"']")
 _LINE_VALUE_CHARS = 256
 # How far past where an unquoted value was cut the brackets it opened are looked for to close
 _BRACKET_REACH = 128
-# What ends an unquoted value, past its brackets (``assignments._BARE``)
-_VALUE_CUT = frozenset("\"'`,;&<\\")
+_OPENERS = "([{（［｛"
+_ROUND_AND_SQUARE = "([（［"
+_CLOSERS = ")]}）］｝"
+# What a value is read past its cut for: a bracket, or what ends an unquoted value (a blank,
+# a quote, ``assignments._BARE``'s marks)
+_BRACKET_OR_CUT = re.compile(r"[()\[\]{}（）［］｛｝\s\"'`,;&<\\]")
 
 
 def _through_open_brackets(text: str, start: int, end: int) -> int:
     """The end of the unquoted value ``text[start:end]``, past the brackets it opened and the
     comma or blank cut short ("password=mypass(1,Lp7)" ends at its comma): to where they
     close on the same line and the value goes on to, so that no part of it is left showing.
-    Unclosed there, it ends at the first blank or mark past the cut that a comma is not."""
+    Unclosed there, it ends at the first blank or mark past the cut that is no comma nor a
+    blank after one; or where it was cut, when its one open bracket is a brace (a password's
+    mark as often: "#{$ecretV@lu3, user: ...")."""
     value = text[start:end]
-    depth = value.count("(") + value.count("[") - value.count(")") - value.count("]")
+    depth = sum(map(value.count, _OPENERS)) - sum(map(value.count, _CLOSERS))
     if depth <= 0:
         return end
     line_end = text.find("\n", end, end + _BRACKET_REACH)
     limit = line_end if line_end != -1 else min(len(text), end + _BRACKET_REACH)
     unclosed_end = limit
-    for at in range(end, limit):
-        ch = text[at]
-        cut = ch.isspace() or ch in _VALUE_CUT
-        if depth == 0 and cut:
+    after_comma = -1  # where a comma's blanks would begin
+    for mark in _BRACKET_OR_CUT.finditer(text, end, limit):
+        ch, at = mark.group(), mark.start()
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+            if depth < 0:  # the closer of a bracket around the assignment
+                return at
+        elif depth == 0:
             return at
-        if cut and ch != "," and unclosed_end == limit:
+        elif ch == "," or (at == after_comma and ch in " \t"):
+            after_comma = at + 1
+        elif unclosed_end == limit:
             unclosed_end = at
-        depth += (ch in "([") - (ch in ")]")
-        if depth < 0:  # the closer of a bracket around the assignment
-            return at
-    return limit if depth == 0 else unclosed_end
+    if depth == 0:
+        return limit
+    return unclosed_end if any(map(value.__contains__, _ROUND_AND_SQUARE)) else end
 
 
 def _past_escaped_breaks(text: str, start: int, end: int) -> tuple[int, int]:

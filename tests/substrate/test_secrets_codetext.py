@@ -136,6 +136,10 @@ def test_a_password_that_opens_with_a_bracket_is_no_remark(line: str) -> None:
         ("DB_PASSWORD=k7f(x2, q9)Zm", "DB_PASSWORD="),
         ("password=abc(1,Lp7)", "password="),  # its part before the comma alone is short
         ("password=Xy(9,Lp7q", "password="),
+        ("password=mypass{1,Lp7} ok", "password= ok"),
+        ("password=mypass（1,Lp7） ok", "password= ok"),
+        ("password=Xk9(1, Lp7 next", "password= next"),  # left open: a comma's blank goes on
+        ("password=mypass(1,Lp7,ghp_16C7e42F292c6912E7710c838347Ae178B4a) ok", "password= ok"),
     ],
 )
 def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, shown: str) -> None:
@@ -148,12 +152,19 @@ def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, sho
     [
         'password: "Summer(2024)"',
         "DB_PASSWORD=Welcome(1)",
-        '{"password": "tiger(1,2)"}',
+        '{"password": "Tiger(1,2)"}',
         "password = Rocket(42)",
     ],
 )
 def test_a_word_and_numbers_in_brackets_is_a_password_not_a_call(line: str) -> None:
     assert scan_text(line + "\n", path="notes.txt").findings
+
+
+@pytest.mark.parametrize(
+    "line", ["password: varchar(255)", "- api_key: char(40)", "SECRET_KEY = urandom(24)"]
+)
+def test_a_column_s_type_or_a_call_in_lower_case_is_no_password(line: str) -> None:
+    assert not scan_text(line + "\n", path="schema.md").findings
 
 
 @pytest.mark.parametrize(
