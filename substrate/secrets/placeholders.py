@@ -170,7 +170,7 @@ def is_reference(value: str) -> bool:
     v = value.strip()
     if has_template(v) or v.lower().startswith(_SEALED_PREFIXES) or _ARN.fullmatch(v):
         return True
-    if not _WHOLE_REFERENCE.fullmatch(v) or _WORD_AND_NUMBERS.fullmatch(v):
+    if not _WHOLE_REFERENCE.fullmatch(v) or _password_shaped_call(v):
         return False
     # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so (a longer
     # chain, config.S3Config.password, is one)
@@ -179,11 +179,34 @@ def is_reference(value: str) -> bool:
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
-# A capitalised word and numbers in brackets: a password people choose ("Summer(2024)",
-# "Welcome(1)"), read as a call by its shape. Code that fetches a secret calls a name of its
-# own, in lower case (``urandom(24)``), with a dot or an underscore, or passes more than
-# numbers; a column's type is in lower or upper case (``varchar(255)``, ``CHAR(40)``)
-_WORD_AND_NUMBERS = re.compile(r"[A-Z][a-z]+\(\d+(?:,[ ]?\d+)*\)")
+
+
+def _password_shaped_call(value: str) -> bool:
+    """Whether ``value``, shaped as a call or a subscript, is a password people choose: a
+    capitalised word or two and numbers in brackets (``_WORD_AND_NUMBERS``), a name no one
+    calls (``_random_part``: ``Tr0ub(4dor)``, ``Pa55word(1)``; ``getB64Value`` is words
+    joined), or an argument no code writes
+    (``Xk9m(2vLp7)``: digits, then letters that make no number)."""
+    if _WORD_AND_NUMBERS.fullmatch(value):
+        return True
+    callee = _CALLEE.match(value)
+    if callee is not None and _random_part(name := callee.group(1)) and not _CAMEL.search(name, 1):
+        return True
+    return any(not _NUMBER.fullmatch(arg) for arg in _DIGIT_LED_ARGUMENT.findall(value))
+
+
+# A capitalised word (or two) and numbers in brackets: "Summer(2024)", "Welcome(1)",
+# "Hunter1(2024)". Code that fetches a secret calls a name of its own, in lower case
+# (``urandom(24)``), with a dot or an underscore, or passes more than numbers; a column's
+# type is in lower or upper case (``varchar(255)``, ``CHAR(40)``)
+_WORD_AND_NUMBERS = re.compile(r"(?:[A-Z][a-z]+){1,2}\d*\(\d+(?:,[ ]?\d+)*\)")
+# A word joined in camel case, past a name's first letter: "getB64Value", "s3Secret"
+_CAMEL = re.compile(r"[A-Z][a-z]{2}")
+# The name a value shaped as a call opens with (no dotted one: ``config.S3Key(…)``)
+_CALLEE = re.compile(r"([A-Za-z_$][\w$]*)[(\[]")
+# An argument that begins with a digit, and a number code writes (hex, a float, a suffix)
+_DIGIT_LED_ARGUMENT = re.compile(r"[(\[,]\s*(\d\w*)")
+_NUMBER = re.compile(r"0[xob][\da-f_]+|\d[\d_]*(?:e[+-]?\d+)?[a-z]{0,3}", re.IGNORECASE)
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
 # arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
 _ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:\S+", re.IGNORECASE)

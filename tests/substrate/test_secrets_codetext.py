@@ -154,6 +154,11 @@ def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, sho
         "DB_PASSWORD=Welcome(1)",
         '{"password": "Tiger(1,2)"}',
         "password = Rocket(42)",
+        "DB_PASSWORD=WelcomeHome(1)",
+        "DB_PASSWORD=Hunter1(2024)",
+        "DB_PASSWORD=Tr0ub(4dor)",  # a name no one calls
+        'PASSWORD="Pa55word(1)"',
+        "password: 'Xk9mQ(2vLp7)'",  # an argument no code writes
     ],
 )
 def test_a_word_and_numbers_in_brackets_is_a_password_not_a_call(line: str) -> None:
@@ -168,7 +173,15 @@ def test_a_column_s_type_or_a_call_in_lower_case_is_no_password(line: str) -> No
 
 
 @pytest.mark.parametrize(
-    "line", ["password = secrets.token_hex(32)", "password = getpass()", "pwd = randomString(12)"]
+    "line",
+    [
+        "password = secrets.token_hex(32)",
+        "password = getpass()",
+        "pwd = randomString(12)",
+        "password = getB64Value(x)",
+        "password = k8sSecret(name)",
+        "password = args[1]",
+    ],
 )
 def test_calls_that_fetch_a_secret_stay_calls(line: str) -> None:
     assert not scan_text(line + "\n", path="notes.txt").findings
