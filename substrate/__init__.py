@@ -56,6 +56,9 @@ _EXPORTS: dict[str, str] = {
     "AuditReport": "substrate.audit",
     "held_by": "substrate.audit",
     "unchecked_sentences": "substrate.claims",
+    "CompressedError": "substrate.compressed",
+    "GZIP_MAGIC": "substrate.compressed",
+    "gunzip": "substrate.compressed",
     "assemble_context": "substrate.context",
     "assemble_for_receivers": "substrate.context",
     "compress_text": "substrate.context",
@@ -368,6 +371,15 @@ if TYPE_CHECKING:
     )
     from substrate.claims import (
         unchecked_sentences as unchecked_sentences,
+    )
+    from substrate.compressed import (
+        GZIP_MAGIC as GZIP_MAGIC,
+    )
+    from substrate.compressed import (
+        CompressedError as CompressedError,
+    )
+    from substrate.compressed import (
+        gunzip as gunzip,
     )
     from substrate.context import (
         ContextBudget as ContextBudget,

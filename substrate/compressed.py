@@ -12,15 +12,22 @@ from __future__ import annotations
 import zlib
 
 SUFFIX = ".gz"
-MAGIC = b"\x1f\x8b"
+GZIP_MAGIC = b"\x1f\x8b"
 # zlib's window bits for a gzip header and trailer
 _GZIP = 16 + zlib.MAX_WBITS
 # How much is inflated at a time: a small file holds a few blocks, a bomb is stopped early
 _BLOCK = 1 << 20
 
 
+NOT_GZIP = "not gzip data, though named .gz"
+
+
 class CompressedError(Exception):
     """A compressed file that cannot be read: corrupt, cut short, or too large inflated."""
+
+
+class InflatedTooLarge(CompressedError):
+    """A compressed file that holds more than the size limit."""
 
 
 def compressed_name(name: str) -> bool:
@@ -44,12 +51,12 @@ def gunzip(data: bytes, limit: int | None) -> bytes:
         CompressedError: it is not gzip data, is corrupt or cut short, or holds more than
             ``limit`` bytes (a small file may inflate to gigabytes: it is not inflated past).
     """
-    if not data.startswith(MAGIC):
-        raise CompressedError("not gzip data, though named .gz")
+    if data and not data.startswith(GZIP_MAGIC):
+        raise CompressedError(NOT_GZIP)
     parts: list[bytes] = []
     held = 0
-    rest = data
-    while rest:
+    rest = data  # (an empty file holds nothing: gzip leaves one as it starts to write)
+    while rest.startswith(GZIP_MAGIC):  # (what follows the last member is left, as zcat leaves it)
         inflater = zlib.decompressobj(_GZIP)
         try:
             while not inflater.eof:
@@ -60,13 +67,13 @@ def gunzip(data: bytes, limit: int | None) -> bytes:
                 parts.append(part)
                 held += len(part)
                 if limit is not None and held > limit:
-                    raise CompressedError(
+                    raise InflatedTooLarge(
                         f"too large once decompressed (over the size limit of {limit} bytes)"
                     )
                 rest = inflater.unconsumed_tail
         except zlib.error as exc:
             raise CompressedError(f"corrupt gzip data: {_reason(exc)}") from None
-        rest = inflater.unused_data.lstrip(b"\x00")  # (padding some tools add after a member)
+        rest = inflater.unused_data
     return b"".join(parts)
 
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from substrate import limits
+from substrate.compressed import SUFFIX
 from substrate.item import SubstrateItem
 from substrate.retrieval import innermost_heading, ranked
 from substrate.visibility import reader_view
@@ -131,8 +132,9 @@ def _link_filters(
 
 
 def _with_extensions(name: str) -> tuple[str, ...]:
-    """``name``, and ``name`` with each extension a wiki-style name may leave off."""
-    return (name, *(name + ext for ext in NOTE_EXTENSIONS))
+    """``name``, and ``name`` with each extension a wiki-style name may leave off, or
+    compressed (``CONTRIBUTING.md`` is ``CONTRIBUTING.md.gz`` in a package's docs)."""
+    return (name, name + SUFFIX, *(name + ext for ext in NOTE_EXTENSIONS))
 
 
 def _nearest(
@@ -171,11 +173,11 @@ def _nearest(
 
 
 def _page_paths(path: str) -> tuple[str, ...]:
-    """The files a link to ``path`` may name: ``path`` itself, and for one without an
-    extension the page a docs site serves there (``../guides/configuration`` is
+    """The files a link to ``path`` may name: ``path`` itself (or compressed), and for one
+    without an extension the page a docs site serves there (``../guides/configuration`` is
     ``configuration.md``; a folder's page is its ``index.md`` or ``README.md``)."""
     if posixpath.splitext(posixpath.basename(path))[1]:
-        return (path,)
+        return (path, path + SUFFIX)
     bare = path.rstrip("/")
     pages = (*(bare + ext for ext in NOTE_EXTENSIONS), bare + "/index.md", bare + "/README.md")
     return (path, *pages)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
 from mixle_cli import output
-from mixle_cli.errors import usage
+from mixle_cli.errors import OPERATIONAL, fail, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_within
-from substrate import BINARY_PROBE_BYTES, WideEncoding, wide_encoding
+from substrate import BINARY_PROBE_BYTES, GZIP_MAGIC, WideEncoding, wide_encoding
 
 
 def redact(
@@ -46,8 +47,9 @@ def redact(
     """Print a file (or standard input) with every detected secret masked.
 
     Bytes that are not UTF-8 pass through unchanged (UTF-16 or UTF-32 with a byte-order mark
-    is read as such), and every line keeps its number (a key block leaves blank lines). Exits
-    0 whether or not anything was masked; the count goes to stderr.
+    is read as such), and every line keeps its number (a key block leaves blank lines). Gzip
+    data is redacted inside and written compressed again (--json shows its text). Exits 0
+    whether or not anything was masked; the count goes to stderr.
     """
     from substrate import InvalidInputError, check_mask
 
@@ -61,6 +63,9 @@ def redact(
     from substrate import detect_and_redact, safe_text
 
     data = _read(source)
+    compressed = data.startswith(GZIP_MAGIC)
+    if compressed:
+        data = _inflated(data, source)
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
     path = "" if source == "-" else source  # a .csv or .tsv is judged by its columns too
@@ -79,7 +84,7 @@ def redact(
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
         output.emit_json({"source": safe_text(source), **found})
         return
-    output.emit_bytes(data)
+    output.emit_bytes(gzip.compress(data, mtime=0) if compressed else data)
     if not quiet:
         rules = f": {', '.join(scan.rules())}" if scan.findings else ""
         output.note(f"redacted {len(scan.findings)} secret(s){rules}")
@@ -97,6 +102,16 @@ def _read(source: str) -> bytes:
     if source == "-":
         return stdin_within(READ_LIMIT, _SPLIT_HINT)
     return file_within(source, READ_LIMIT, _SPLIT_HINT)
+
+
+def _inflated(data: bytes, source: str) -> bytes:
+    """The text inside gzip ``data``: a secret in it is one a copy of the file leaks."""
+    from substrate import CompressedError, gunzip, safe_text
+
+    try:
+        return gunzip(data, READ_LIMIT)
+    except CompressedError as exc:  # nothing written: a copy not redacted would leak
+        fail(f"cannot redact {safe_text(source)}: {exc}", OPERATIONAL)
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from substrate.compressed import compressed_name, inner_name
 from substrate.errors import InvalidInputError
-from substrate.ingest.compressed import compressed_name, inner_name
 from substrate.limits import INGEST_FORMATS, NOTE_FORMATS
 
 FORMATS = INGEST_FORMATS
@@ -55,8 +55,10 @@ _PLAIN_NAMES = frozenset(
 _CAPITAL_NAMES = frozenset(
     """NEWS CHANGES HISTORY INSTALL THANKS CREDITS CONTRIBUTORS BUGS FAQ HACKING""".split()
 )
-# The formats of logs, which rotation numbers: "app.log.1", "run.jsonl.2.gz"
+# The formats of logs, which rotation numbers or dates: "app.log.1", "run.jsonl.2.gz",
+# "app.log-20261207" (logrotate's dateext)
 _ROTATED = frozenset({"text", "jsonl"})
+_DATED = re.compile(r"([A-Za-z]+)-\d{8}(?:\d{2})?")
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}
 )
@@ -110,8 +112,13 @@ def detect_format(filename: str) -> str | None:
         return "text" if _plain_name(base) else None
     if _plain_name(stem) and ext.lower() in _ABOUT:
         return "text"
-    if ext.isdigit() and _EXTENSIONS.get(stem.rpartition(".")[2].lower()) in _ROTATED:
-        return _EXTENSIONS[stem.rpartition(".")[2].lower()]  # a log rotated: "app.log.1"
+    if ext.isdigit():  # a log rotated: "app.log.1", "changelog.1"
+        rotated = detect_format(stem)
+        return rotated if rotated in _ROTATED else None
+    dated = _DATED.fullmatch(ext)  # or rotated by date: "app.log-20261207"
+    if dated is not None:
+        rotated = _EXTENSIONS.get(dated.group(1).lower())
+        return rotated if rotated in _ROTATED else None
     return _EXTENSIONS.get(ext.lower())
 
 

@@ -46,6 +46,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
+from substrate.compressed import GZIP_MAGIC, CompressedError, gunzip
 from substrate.errors import InvalidInputError, NotFoundError
 from substrate.gate import refuse_non_list, refuse_non_text, refuse_unfit_names
 from substrate.ingest import report as status
@@ -469,6 +470,12 @@ def ingest_text(
         max_file_size = size_limit(substrate)
     data = _held(text, max_file_size)
     size = len(data)
+    unreadable = ""
+    if data.startswith(GZIP_MAGIC):  # piped in compressed: the text inside is read
+        try:
+            data = gunzip(data, max_file_size)
+        except CompressedError as exc:
+            unreadable = f"{exc} (nothing was stored)"
     unnamed = source is None
     if source is None:
         source = f"stdin-{content_digest(data)[:12]}"
@@ -484,6 +491,8 @@ def ingest_text(
         # a stream is read no further than the limit: its size is not known
         known = size if isinstance(text, str | bytes | bytearray | memoryview) else None
         run.fail(source, None, too_large(known, max_file_size))
+    elif unreadable:
+        run.fail(source, None, unreadable)
     elif is_binary(data[:BINARY_PROBE_BYTES]):  # failed too: a file skipped can be fixed
         run.fail(source, None, "binary content, not text (nothing was stored)")
     elif not data.strip() and run.earlier_text_items(key):  # a failed command before it?

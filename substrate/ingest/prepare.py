@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from substrate.compressed import GZIP_MAGIC, NOT_GZIP, CompressedError, compressed_name, gunzip
 from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder, secret_in_lines, secrets_in_lines, withhold_hash
-from substrate.ingest.compressed import CompressedError, compressed_name, gunzip
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.jsonl import without_a_line_being_written
@@ -320,12 +320,14 @@ def _read_compressed(ticket: Ticket, data: bytes, options: IngestOptions) -> Pre
     digest = content_digest(data)
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
+    named = cache_name(ticket, options)
+    if data and not data.startswith(GZIP_MAGIC):  # (a Git LFS pointer, say): skipped as binary is
+        return Prepared(BINARY, len(data), reason=NOT_GZIP, prepared_at=time.time(), named=named)
     try:
         inside = gunzip(data, options.max_read)
     except CompressedError as exc:
         return Prepared(FAILED, len(data), reason=str(exc))
     if is_binary(inside[:BINARY_PROBE_BYTES]):
-        named = cache_name(ticket, options)
         return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
     return _Read(Prepared(PARSED, len(data), digest, prepared_at=time.time()), inside)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.cloudfiles import in_the_cloud
+from substrate.compressed import compressed_name
 from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
@@ -803,7 +804,7 @@ class IngestSession:
         except OSError as exc:
             self.fail(source, key, f"cannot read: {exc.strerror or exc}")
             return
-        if binary:
+        if binary and not compressed_name(key):  # (a gzip file holds what its name tells)
             self.outcome(source, key, status.SKIPPED, status.BINARY)
         else:
             self.fail(source, key, "unsupported format (choose one with --as)")
@@ -1133,9 +1134,10 @@ class IngestSession:
             self.fail(source, ticket.path, _NOW_BINARY.format(kept))
             return
         mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
-        skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], status.BINARY)
+        reason = done.reason or status.BINARY
+        skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], reason)
         skip.stamp = ticket.stamp
-        self.skip_with_earlier_items(key, source, status.BINARY, skip, done.named)
+        self.skip_with_earlier_items(key, source, reason, skip, done.named)
 
     def skip_with_earlier_items(
         self,

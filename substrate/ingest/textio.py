@@ -10,7 +10,7 @@ import os
 import re
 import stat
 
-from substrate.ingest.compressed import MAGIC as GZIP_MAGIC
+from substrate.compressed import GZIP_MAGIC
 from substrate.ingest.report import SHARD_LOG
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES

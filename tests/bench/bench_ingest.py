@@ -10,7 +10,10 @@ Writes the tldr pages of ../shared/eval/scale/tldr-short.jsonl.gz as a folder of
   default worker processes, and in one process (``jobs=1``);
 * re-ingest with nothing changed, compared with the bare stat walk;
 * re-ingest after editing 1% of the files, and after only touching (mtime) 1% of them;
-* re-ingest of the tree moved to another folder (each file replaces its old place's items).
+* re-ingest of the tree moved to another folder (each file replaces its old place's items);
+* a trace file given one line, with and without a secret in an earlier row;
+* a part of the pages kept compressed (``page.md.gz``): first ingest beside reading,
+  inflating and hashing them, and the unchanged re-ingest beside the stat walk.
 
 The first ingests and the re-ingests each run in a fresh interpreter, as every ``mixle ingest``
 does, and each measures its peer again in that process.
@@ -246,6 +249,45 @@ def appended_phase(work: Path, rows: int, secret: bool) -> dict[str, float]:
     return {"rows": rows, "hash": t_hash, "first": t_first, "added": t_added}
 
 
+def inflate_walk(root: Path) -> int:
+    """The peer of a tree of gzip files: read, inflate and sha256-hash every file."""
+    total = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            with open(os.path.join(dirpath, f), "rb") as fh:
+                data = gzip.decompress(fh.read())
+            hashlib.sha256(data).hexdigest()
+            total += len(data)
+    return total
+
+
+def compressed_phase(work: Path, count: int) -> dict[str, float]:
+    """The first ``count`` pages kept compressed (``page.md.gz``, as a package's docs are):
+    peers, first ingest and unchanged re-ingest."""
+    tree = work / "tldr-gz"
+    write_pages(tree, count)
+    settled = time.time() - 60
+    for page in files_under(tree):
+        packed = page.with_name(page.name + ".gz")
+        packed.write_bytes(gzip.compress(page.read_bytes(), mtime=0))
+        page.unlink()
+        os.utime(packed, (settled, settled))
+    t_inflate, _ = timed(inflate_walk, tree, repeat=3)
+    shard = work / "gz-shard"
+    t_first, first = timed(lambda: ingest_path(Substrate(shard), tree))
+    assert first.files_failed == 0 and first.files_added == first.files_scanned
+    t_stat, _ = timed(stat_walk, tree, repeat=3)
+    t_again, again = timed(lambda: ingest_path(Substrate(shard), tree), repeat=3)
+    assert again.files_unchanged == again.files_scanned
+    return {
+        "files": first.files_scanned,
+        "inflate": t_inflate,
+        "first": t_first,
+        "stat": t_stat,
+        "again": t_again,
+    }
+
+
 def in_fresh_process(phase: str, *args: str) -> dict[str, float]:
     """Run a phase in a new interpreter, as every ``mixle ingest`` is: nothing left over from
     the other phase (a large heap, worker pools) is timed."""
@@ -270,6 +312,8 @@ def main() -> int:
         phase, *where = args.phase
         if phase == "first":
             print(json.dumps(first_phase(Path(where[0]), Path(where[1]), args.repeat)))
+        elif phase == "compressed":
+            print(json.dumps(compressed_phase(Path(where[0]), int(where[1]))))
         elif phase == "appended":
             secret = where[2:] == ["secret"]
             print(json.dumps(appended_phase(Path(where[0]), int(where[1]), secret)))
@@ -292,9 +336,27 @@ def main() -> int:
         rows = "10000" if args.quick else "30000"
         appended = in_fresh_process("appended", tmp, rows)
         with_secret = in_fresh_process("appended", tmp, rows, "secret")
+        compressed = in_fresh_process("compressed", tmp, "2000" if args.quick else "5000")
     print_table(first, again, size)
     print_appended(appended, with_secret)
+    print_compressed(compressed)
     return 0
+
+
+def print_compressed(result: dict[str, float]) -> None:
+    """The pages kept compressed: first ingest beside read + inflate + sha256, and the
+    unchanged re-ingest beside the stat walk."""
+    print(f"\n{result['files']:,.0f} Markdown files kept compressed (page.md.gz)\n")
+    print("| run | seconds | ratio |")
+    print("|---|---:|---|")
+    t_inflate, t_first, t_stat, t_again = (result[k] for k in ("inflate", "first", "stat", "again"))
+    print(f"| read + inflate + sha256 every file (peer) | {t_inflate:.3f} | |")
+    print(
+        f"| first ingest | {t_first:.3f} | {t_inflate / t_first:.2f}x of read+inflate+hash "
+        "throughput |"
+    )
+    print(f"| bare stat walk (peer) | {t_stat:.3f} | |")
+    print(f"| re-ingest, nothing changed | {t_again:.3f} | {t_again / t_stat:.2f}x the stat walk |")
 
 
 def print_appended(plain: dict[str, float], with_secret: dict[str, float]) -> None:

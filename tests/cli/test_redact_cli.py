@@ -251,3 +251,23 @@ def test_a_file_that_cannot_be_read_is_named_as_scan_secrets_names_it(
         assert result.exit_code == 3, command
         assert "cannot read" in result.stderr and "nofile\\xe9.txt" in result.stderr, command
         assert "\udce9" not in result.stderr
+
+
+def test_gzip_data_is_redacted_inside_and_written_compressed(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "config.gz"
+    path.write_bytes(gzip.compress(BODY.encode()))
+    code, out, err = redact_bytes(str(path), data=b"")
+    assert code == 0 and "redacted 1 secret(s)" in err
+    assert gzip.decompress(out).decode() == BODY.replace(GH, "[REDACTED:github_token]")
+    assert redact_bytes("-", data=path.read_bytes())[1] == out  # piped in too
+
+
+def test_broken_gzip_data_is_refused_with_nothing_written(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "config.gz"
+    path.write_bytes(gzip.compress(BODY.encode())[:30])
+    code, out, err = redact_bytes(str(path), data=b"")
+    assert (code, out) == (3, b"") and "cut short" in err

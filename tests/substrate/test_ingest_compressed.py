@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from substrate.compressed import CompressedError, gunzip
 from substrate.freshness import changed_since_ingest
-from substrate.ingest import IngestReport, ingest_path
-from substrate.ingest.compressed import CompressedError, gunzip
+from substrate.ingest import IngestReport, ingest_path, ingest_text
 from substrate.ingest.detect import detect_format
+from substrate.notelinks import unresolved_links
+from substrate.secrets.textscan import SKIPPED_TOO_LARGE, SKIPPED_UNREADABLE, scan_text
 from substrate.store import Substrate
 
 
@@ -41,6 +43,10 @@ def _outcome(report: IngestReport, source: str) -> tuple[str, str]:
         ("site.tar.gz", None),
         ("manifest.json.gz", None),  # a manifest names the files beside it
         ("notes.md.1", None),  # only logs are rotated
+        ("changelog.1.gz", "text"),
+        ("app.log-20261207.gz", "text"),  # logrotate's dateext
+        ("notes.md-20261207", None),
+        ("ls.1", None),  # a manual page
         (".gz", None),
     ],
 )
@@ -83,9 +89,8 @@ def test_an_unchanged_file_is_not_read_and_a_changed_one_replaced(tmp_path: Path
     [
         (gzip.compress(b"Some notes.\n" * 50)[:-12], "cut short"),
         (gzip.compress(b"Some notes.\n")[:10] + b"\xff" * 40, "corrupt gzip data"),
-        (b"Plain text with a misleading name.\n", "not gzip data"),
     ],
-    ids=["cut short", "corrupt", "not gzip"],
+    ids=["cut short", "corrupt"],
 )
 def test_broken_compressed_data_fails_that_file_alone(
     tmp_path: Path, data: bytes, reason: str
@@ -147,3 +152,59 @@ def test_freshness_hashes_the_file_on_disk(tmp_path: Path) -> None:
     assert changed_since_ingest(store.iter_items()) == {}
     _write_gz(path, "A later release.\n", mtime=time.time())
     assert set(changed_since_ingest(store.iter_items()).values()) == {"changed"}
+
+
+def test_what_is_no_gzip_data_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    # a Git LFS pointer, say: not what its name says, and no failure
+    (tmp_path / "data.txt.gz").write_text("version https://git-lfs.github.com/spec/v1\n")
+    report = ingest_path(Substrate(), tmp_path)
+    assert _outcome(report, "data.txt.gz") == ("skipped", "not gzip data, though named .gz")
+    assert report.ok
+
+
+def test_an_empty_file_and_trailing_bytes_read_as_zcat_reads_them(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt.gz").write_bytes(b"")  # as gzip leaves it as it starts to write
+    _write_gz(tmp_path / "notes.txt.gz", "Kept notes.\n")
+    with (tmp_path / "notes.txt.gz").open("ab") as fh:
+        fh.write(b"junk a tool appended")
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    assert report.files_failed == 0
+    assert [item.text for item in store.iter_items()] == ["Kept notes."]
+
+
+def test_one_named_whose_inside_is_no_format_fails_as_unsupported(tmp_path: Path) -> None:
+    (tmp_path / "site.tar.gz").write_bytes(gzip.compress(b"\x00" * 512))
+    report = ingest_path(Substrate(), tmp_path / "site.tar.gz")
+    status, why = _outcome(report, "site.tar.gz")
+    assert status == "failed" and "unsupported format" in why
+
+
+def test_a_stream_of_gzip_data_is_read_inside(tmp_path: Path) -> None:
+    store = Substrate()
+    data = gzip.compress(b"Piped notes.\n")
+    assert ingest_text(store, data, source="notes.txt.gz").files_added == 1
+    assert ingest_text(store, data).files_added == 1  # unnamed: told by its bytes
+    broken = ingest_text(store, data[:20], source="cut.txt.gz")
+    assert _outcome(broken, "cut.txt.gz")[0] == "failed"
+    assert [item.text for item in store.iter_items()] == ["Piped notes."] * 2
+
+
+def test_a_link_to_a_note_finds_it_compressed(tmp_path: Path) -> None:
+    _write_gz(tmp_path / "README.md.gz", "# Readme\n\nSee [the guide](CONTRIBUTING.md).\n")
+    _write_gz(tmp_path / "CONTRIBUTING.md.gz", "# Contributing\n\nSend patches.\n")
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    assert list(unresolved_links(store, store.iter_items(), None)) == []
+
+
+def test_the_scanner_reads_inside_too() -> None:
+    key = "AKIA" + "Q7ZV3XK9MLP2TR4W"
+    data = gzip.compress(f"aws_access_key_id = {key}\n".encode())
+    (finding,) = scan_text(data, path="config.gz").findings
+    assert finding.line == 1
+    assert scan_text(data[:20], path="config.gz").skipped == SKIPPED_UNREADABLE
+    bomb = gzip.compress(b"a" * 10_000)
+    assert (
+        scan_text(bomb, path="x.gz", config={"max_file_bytes": 1000}).skipped == SKIPPED_TOO_LARGE
+    )
