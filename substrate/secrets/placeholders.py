@@ -182,31 +182,45 @@ _CHAIN = re.compile(r"[\w$?.]+")
 
 
 def _password_shaped_call(value: str) -> bool:
-    """Whether ``value``, shaped as a call or a subscript, is a password people choose: a
-    capitalised word or two and numbers in brackets (``_WORD_AND_NUMBERS``), a name no one
-    calls (``_random_part``: ``Tr0ub(4dor)``, ``Pa55word(1)``; ``getB64Value`` is words
-    joined), or an argument no code writes
-    (``Xk9m(2vLp7)``: digits, then letters that make no number)."""
-    if _WORD_AND_NUMBERS.fullmatch(value):
+    """Whether ``value``, shaped as a call, is a password people choose: a capitalised word or
+    two and numbers in brackets that names no type (``_WORD_AND_NUMBERS``), a name no one
+    calls given no name (``_random_part``: ``Tr0ub(4dor)``, ``Pa55word(1)``, not
+    ``Argon2id(salt)``; ``getB64Value`` is words joined), or an argument no code writes
+    (``Xk9m(2vLp7)``: digits, letters, digits)."""
+    word = _WORD_AND_NUMBERS.fullmatch(value)
+    if word is not None and word.group(1).lower() not in _TYPE_WORDS:
+        return True
+    arguments = _ARGUMENT.findall(value)
+    if any(_MIXED_ARGUMENT.fullmatch(arg) for arg in arguments):
         return True
     callee = _CALLEE.match(value)
-    if callee is not None and _random_part(name := callee.group(1)) and not _CAMEL.search(name, 1):
-        return True
-    return any(not _NUMBER.fullmatch(arg) for arg in _DIGIT_LED_ARGUMENT.findall(value))
+    return (
+        callee is not None
+        and _random_part(name := callee.group(1))
+        and not _CAMEL.search(name, 1)
+        and not any(arg[:1].isalpha() or arg[:1] == "_" for arg in arguments)
+    )
 
 
 # A capitalised word (or two) and numbers in brackets: "Summer(2024)", "Welcome(1)",
 # "Hunter1(2024)". Code that fetches a secret calls a name of its own, in lower case
 # (``urandom(24)``), with a dot or an underscore, or passes more than numbers; a column's
-# type is in lower or upper case (``varchar(255)``, ``CHAR(40)``)
-_WORD_AND_NUMBERS = re.compile(r"(?:[A-Z][a-z]+){1,2}\d*\(\d+(?:,[ ]?\d+)*\)")
-# A word joined in camel case, past a name's first letter: "getB64Value", "s3Secret"
-_CAMEL = re.compile(r"[A-Z][a-z]{2}")
+# type is in lower or upper case (``varchar(255)``, ``CHAR(40)``), or capitalised and named
+# so (``String(64)``, ``Decimal(10, 2)``: ``_TYPE_WORDS``)
+_WORD_AND_NUMBERS = re.compile(r"((?:[A-Z][a-z]+){1,2})\d*\(\d+(?:,[ ]?\d+)*\)")
+_TYPE_WORDS = frozenset(
+    """string text varchar nvarchar char nchar character decimal numeric number int integer
+    smallint bigint tinyint float double real bytes binary varbinary blob clob bit bool boolean
+    field column array list vector enum time date datetime timestamp interval uuid json
+    compile range random sleep length size max min limit round""".split()
+)
 # The name a value shaped as a call opens with (no dotted one: ``config.S3Key(…)``)
 _CALLEE = re.compile(r"([A-Za-z_$][\w$]*)[(\[]")
-# An argument that begins with a digit, and a number code writes (hex, a float, a suffix)
-_DIGIT_LED_ARGUMENT = re.compile(r"[(\[,]\s*(\d\w*)")
-_NUMBER = re.compile(r"0[xob][\da-f_]+|\d[\d_]*(?:e[+-]?\d+)?[a-z]{0,3}", re.IGNORECASE)
+# A call's arguments, and one no code writes: digits, then letters, then digits ("2vLp7")
+_ARGUMENT = re.compile(r"[(\[,]\s*([^\s(),\[\]]+)")
+_MIXED_ARGUMENT = re.compile(r"\d+[A-Za-z]+\d.*")
+# A word joined in camel case, past a name's first letter: "getB64Value", "s3Secret"
+_CAMEL = re.compile(r"[A-Z][a-z]{2}")
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
 # arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
 _ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:\S+", re.IGNORECASE)

@@ -90,6 +90,8 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         return
     if group and _a_link_alone(text, start):  # "password:: [[Vault Entry]]": a page named
         return
+    if group and _a_test_result(m, text):
+        return
     if syntax != "text" and _written_as_text(rule, m, text, start):
         syntax = "text"
     valid = _next_line_valid if next_line else _valid
@@ -104,6 +106,32 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
 # A value that is a link to a note, as Logseq and Obsidian write one as a property's value: a
 # page ("[[Vault Entry]]", "#[[Tokens]]") or a block ("((64f1c2d0-...))")
 _NOTE_LINK = re.compile(r"#?\[\[[^\[\]\n]+\]\]|\(\([0-9a-f-]{36}\)\)")
+
+
+def _a_test_result(m: re.Match[str], text: str) -> bool:
+    """Whether the ``PASS:`` that names the value opens a test's result, as a test suite's
+    log writes them (DejaGnu's, automake's): a line next to it opens with another result
+    ("FAIL: ...") or a run ("Running ..."), or both lines next to it open with ``PASS:`` too
+    (two lines of ``PASS:`` alone may be two accounts' passwords)."""
+    if m.groupdict().get("key") != "PASS" or text[m.end("key") : m.end("key") + 1] != ":":
+        return False
+    line_start = text.rfind("\n", 0, m.start("key")) + 1
+    if text[line_start : m.start("key")].strip():
+        return False
+    after = text.find("\n", m.end("key"))
+    neighbours = [
+        _TEST_RESULT.match(text, text.rfind("\n", 0, line_start - 1) + 1) if line_start else None,
+        _TEST_RESULT.match(text, after + 1) if after != -1 else None,
+    ]
+    others = [n.group() for n in neighbours if n is not None and n.group() != "PASS: "]
+    return bool(others) or all(n is not None for n in neighbours)
+
+
+# How a test suite's log opens a line of a test's result, or of the tests it runs next
+_TEST_RESULT = re.compile(
+    r"(?:PASS|FAIL|XPASS|XFAIL|KFAIL|KPASS|UNSUPPORTED|UNTESTED|UNRESOLVED|SKIP|ERROR): "
+    r"|Running "
+)
 
 
 def _a_link_alone(text: str, start: int) -> bool:

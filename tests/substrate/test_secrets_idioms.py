@@ -484,3 +484,26 @@ def test_a_passphrase_of_six_words_is_found() -> None:
     # (five were, and a copy of five of the six masked elsewhere left the sixth in clear)
     words = " ".join("".join(_R.choice(string.ascii_lowercase) for _ in range(6)) for _ in range(6))
     assert _masked("vault.md", f"passphrase: {words}", words)
+
+
+def test_a_test_suite_s_results_are_no_passwords() -> None:
+    log = (
+        "Running binutils-all/ar.exp ...\n"
+        "PASS: ar thin archive\n"
+        "PASS: ar deterministic archive\n"
+        "PASS: addr2line -f option\n"
+        "FAIL: objdump -d\n"
+    )
+    assert not scan_text(log, path="test-summary.log").findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASS: {}\n",
+        "USER: admin\nPASS: {}\nUSER: deploy\nPASS: Zq8mWv3kLp9x\n",
+        "PASS: {}\nPASS: Zq8mWv3kLp9x\n",  # two accounts' passwords, one under the other
+    ],
+)
+def test_a_password_labelled_pass_is_one(text: str) -> None:
+    assert _masked("notes.txt", text.format(PASSWORD), PASSWORD)
