@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "CompressedError": "substrate.compressed",
     "GZIP_MAGIC": "substrate.compressed",
     "gunzip": "substrate.compressed",
+    "inflate": "substrate.compressed",
     "assemble_context": "substrate.context",
     "assemble_for_receivers": "substrate.context",
     "compress_text": "substrate.context",
@@ -380,6 +381,9 @@ if TYPE_CHECKING:
     )
     from substrate.compressed import (
         gunzip as gunzip,
+    )
+    from substrate.compressed import (
+        inflate as inflate,
     )
     from substrate.context import (
         ContextBudget as ContextBudget,

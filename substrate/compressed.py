@@ -20,6 +20,8 @@ _BLOCK = 1 << 20
 
 
 NOT_GZIP = "not gzip data, though named .gz"
+# What the reference's forms (ingest_file, ingest_documents, ingest_traces) say of gzip data
+READ_BY_INGEST_PATH = "gzip data, which `mixle ingest` (ingest_path) reads inside"
 
 
 class CompressedError(Exception):
@@ -45,7 +47,13 @@ def inner_name(name: str) -> str:
 
 def gunzip(data: bytes, limit: int | None) -> bytes:
     """The bytes a gzip file's ``data`` holds, every member of it (``cat a.gz b.gz``), at most
-    ``limit`` of them.
+    ``limit`` of them (``inflate``)."""
+    return inflate(data, limit)[0]
+
+
+def inflate(data: bytes, limit: int | None) -> tuple[bytes, bytes]:
+    """The bytes a gzip file's ``data`` holds, every member of it, at most ``limit`` of them;
+    and the bytes after its last member, which zcat leaves too.
 
     Raises:
         CompressedError: it is not gzip data, is corrupt or cut short, or holds more than
@@ -74,7 +82,7 @@ def gunzip(data: bytes, limit: int | None) -> bytes:
         except zlib.error as exc:
             raise CompressedError(f"corrupt gzip data: {_reason(exc)}") from None
         rest = inflater.unused_data
-    return b"".join(parts)
+    return b"".join(parts), rest
 
 
 def _reason(exc: zlib.error) -> str:

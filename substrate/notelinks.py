@@ -134,7 +134,8 @@ def _link_filters(
 def _with_extensions(name: str) -> tuple[str, ...]:
     """``name``, and ``name`` with each extension a wiki-style name may leave off, or
     compressed (``CONTRIBUTING.md`` is ``CONTRIBUTING.md.gz`` in a package's docs)."""
-    return (name, name + SUFFIX, *(name + ext for ext in NOTE_EXTENSIONS))
+    named = (name, *(name + ext for ext in NOTE_EXTENSIONS))
+    return (*named, *(each + SUFFIX for each in named))
 
 
 def _nearest(

@@ -11,7 +11,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import OPERATIONAL, fail, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_within
-from substrate import BINARY_PROBE_BYTES, GZIP_MAGIC, WideEncoding, wide_encoding
+from substrate import BINARY_PROBE_BYTES, GZIP_MAGIC, WideEncoding, is_binary, wide_encoding
 
 
 def redact(
@@ -62,10 +62,12 @@ def redact(
         source = "-"
     from substrate import detect_and_redact, safe_text
 
-    data = _read(source)
-    compressed = data.startswith(GZIP_MAGIC)
+    data = original = _read(source)
+    compressed, after = data.startswith(GZIP_MAGIC), b""
     if compressed:
-        data = _inflated(data, source)
+        data, after = _inflated(data, source)
+        compressed = not is_binary(data[:BINARY_PROBE_BYTES])  # an archive: no text inside
+        data = data if compressed else original
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
     path = "" if source == "-" else source  # a .csv or .tsv is judged by its columns too
@@ -84,7 +86,9 @@ def redact(
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
         output.emit_json({"source": safe_text(source), **found})
         return
-    output.emit_bytes(gzip.compress(data, mtime=0) if compressed else data)
+    if compressed:  # (as it was when nothing was masked: its header, bytes after its data)
+        data = gzip.compress(data, mtime=0) + after if not scan.clean else original
+    output.emit_bytes(data)
     if not quiet:
         rules = f": {', '.join(scan.rules())}" if scan.findings else ""
         output.note(f"redacted {len(scan.findings)} secret(s){rules}")
@@ -104,12 +108,13 @@ def _read(source: str) -> bytes:
     return file_within(source, READ_LIMIT, _SPLIT_HINT)
 
 
-def _inflated(data: bytes, source: str) -> bytes:
-    """The text inside gzip ``data``: a secret in it is one a copy of the file leaks."""
-    from substrate import CompressedError, gunzip, safe_text
+def _inflated(data: bytes, source: str) -> tuple[bytes, bytes]:
+    """What gzip ``data`` holds, and the bytes after it: a secret inside is one a copy of the
+    file leaks."""
+    from substrate import CompressedError, inflate, safe_text
 
     try:
-        return gunzip(data, READ_LIMIT)
+        return inflate(data, READ_LIMIT)
     except CompressedError as exc:  # nothing written: a copy not redacted would leak
         fail(f"cannot redact {safe_text(source)}: {exc}", OPERATIONAL)
 

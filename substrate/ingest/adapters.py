@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from substrate.compressed import GZIP_MAGIC
+from substrate.compressed import GZIP_MAGIC, READ_BY_INGEST_PATH
 from substrate.errors import InvalidInputError
 from substrate.gate import refuse_non_list, refuse_non_text
 from substrate.ingest import report as status
@@ -385,7 +385,7 @@ def _decode(
 ) -> str:
     try:
         if data.startswith(GZIP_MAGIC):  # (the reference reads no compressed file)
-            raise FileRejected("gzip data; `mixle ingest` (ingest_path) reads it", line=1)
+            raise FileRejected(READ_BY_INGEST_PATH, line=1)
         if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
             raise FileRejected("binary file, not text", line=1)
         return decode_text(data, lines_apart=lines_apart)

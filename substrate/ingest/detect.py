@@ -56,9 +56,9 @@ _CAPITAL_NAMES = frozenset(
     """NEWS CHANGES HISTORY INSTALL THANKS CREDITS CONTRIBUTORS BUGS FAQ HACKING""".split()
 )
 # The formats of logs, which rotation numbers or dates: "app.log.1", "run.jsonl.2.gz",
-# "app.log-20261207" (logrotate's dateext)
+# "app.log-20261207" or "app.log-2026-12-07" (logrotate's dateext)
 _ROTATED = frozenset({"text", "jsonl"})
-_DATED = re.compile(r"([A-Za-z]+)-\d{8}(?:\d{2})?")
+_DATED = re.compile(r"([A-Za-z]+)-(?:\d{8}(?:\d{2})?|\d{4}-\d{2}-\d{2})")
 _ABOUT = frozenset(
     {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from substrate.compressed import GZIP_MAGIC, READ_BY_INGEST_PATH
 from substrate.ingest.formats.jsonl import loads
 from substrate.ingest.formats.records import DOC_KEYS
 from substrate.ingest.report import SHARD_FILE, SHARD_LOG, IngestIssue
@@ -42,7 +43,8 @@ def read_passages(raw: bytes, shown: str, *, shard_file: bool = False) -> Passag
         )
         return read
     if is_binary(raw[:BINARY_PROBE_BYTES]):  # said once, as `ingest` says it, not line by line
-        read.problems.append(IngestIssue(shown, "binary file, not text", 1, fatal=True))
+        why = READ_BY_INGEST_PATH if raw.startswith(GZIP_MAGIC) else "binary file, not text"
+        read.problems.append(IngestIssue(shown, why, 1, fatal=True))
         return read
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     if wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded

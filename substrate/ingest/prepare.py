@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from substrate.compressed import GZIP_MAGIC, NOT_GZIP, CompressedError, compressed_name, gunzip
+from substrate.compressed import (
+    GZIP_MAGIC,
+    NOT_GZIP,
+    CompressedError,
+    InflatedTooLarge,
+    compressed_name,
+    gunzip,
+)
 from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder, secret_in_lines, secrets_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
@@ -75,6 +82,7 @@ BINARY = "binary"  # skipped: the first bytes show it is not text
 SAME = "same"  # same content hash as last time: nothing to parse
 PARSED = "parsed"  # parsed into items (possibly none)
 GONE = "gone"  # removed since the walk listed it (a build's temporary file, a sync)
+TOO_LARGE = "too large"  # skipped: larger than the size limit once decompressed
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +333,8 @@ def _read_compressed(ticket: Ticket, data: bytes, options: IngestOptions) -> Pre
         return Prepared(BINARY, len(data), reason=NOT_GZIP, prepared_at=time.time(), named=named)
     try:
         inside = gunzip(data, options.max_read)
+    except InflatedTooLarge as exc:  # skipped, as a file over the limit on disk is
+        return Prepared(TOO_LARGE, len(data), reason=str(exc))
     except CompressedError as exc:
         return Prepared(FAILED, len(data), reason=str(exc))
     if is_binary(inside[:BINARY_PROBE_BYTES]):

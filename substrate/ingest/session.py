@@ -850,6 +850,8 @@ class IngestSession:
             self.removed_since_listed(ticket)
         elif done.status == prep.BINARY:
             self.binary(ticket, done)
+        elif done.status == prep.TOO_LARGE:  # (not remembered: another limit may take it)
+            self.skip_with_earlier_items(key, source, done.reason, None)
         elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)

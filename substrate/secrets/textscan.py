@@ -28,7 +28,6 @@ from substrate.compressed import (
     GZIP_MAGIC,
     CompressedError,
     InflatedTooLarge,
-    compressed_name,
     gunzip,
 )
 from substrate.cpus import capped_workers, end_with_parent, ready_to_end_with_parent
@@ -235,7 +234,7 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
         return _allowed(result)
     if len(data) > cfg.max_bytes:
         return _over_cap(result, data[:BINARY_PROBE_BYTES], cfg)
-    if isinstance(data, bytes) and data.startswith(GZIP_MAGIC) and compressed_name(path):
+    if isinstance(data, bytes) and data.startswith(GZIP_MAGIC):
         try:  # (what ``mixle ingest`` reads of it, and any copy of it leaks)
             data = gunzip(data, cfg.max_bytes)
         except CompressedError as exc:
@@ -243,7 +242,6 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
             too_large = isinstance(exc, InflatedTooLarge)
             result.skipped = SKIPPED_TOO_LARGE if too_large else SKIPPED_UNREADABLE
             return result
-        result.notes.append("read inside its gzip data")
     if isinstance(data, bytes):
         wide = wide_encoding(data)
         if wide is not None:  # text, though full of NUL bytes

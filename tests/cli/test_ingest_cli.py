@@ -625,13 +625,19 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     assert rejected.exit_code == 1 and rejected.json()["items_added"] == 0
     [issue] = rejected.json()["issues"]  # said once, not again as "all 1 line(s) rejected"
     assert "invalid UTF-16" in issue["reason"] and issue["line"] == 2
-    packed = tmp_path / "packed.jsonl"  # a compressed file: binary, said so once
+    packed = tmp_path / "packed.jsonl"  # a compressed file: not read here, said so once
     packed.write_bytes(gzip.compress(b'{"text": "a"}\n{"text": "b"}\n'))
     binary = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(packed), "--json")
     [issue] = binary.json()["issues"]
-    assert binary.exit_code == 1 and issue["reason"] == "binary file, not text"
+    told = "gzip data, which `mixle ingest` (ingest_path) reads inside"
+    assert binary.exit_code == 1 and issue["reason"] == told
     [outcome] = binary.json()["files"]
-    assert (outcome["status"], outcome["reason"]) == ("failed", "line 1: binary file, not text")
+    assert (outcome["status"], outcome["reason"]) == ("failed", f"line 1: {told}")
+    image = tmp_path / "image.jsonl"  # another binary file
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    binary = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(image), "--json")
+    [issue] = binary.json()["issues"]
+    assert issue["reason"] == "binary file, not text"
     traces = tmp_path / "traces.jsonl"
     traces.write_text('{"input": "2+2", "answer": "4"}\n')
     assert mixle("ingest-traces", str(traces)).exit_code == 0

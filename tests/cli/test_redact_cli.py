@@ -271,3 +271,28 @@ def test_broken_gzip_data_is_refused_with_nothing_written(tmp_path: Path) -> Non
     path.write_bytes(gzip.compress(BODY.encode())[:30])
     code, out, err = redact_bytes(str(path), data=b"")
     assert (code, out) == (3, b"") and "cut short" in err
+
+
+def test_an_archive_or_clean_gzip_data_passes_through_as_it_was(tmp_path: Path) -> None:
+    import gzip
+    import io
+    import tarfile
+
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        info = tarfile.TarInfo("config")
+        info.size = len(BODY)
+        tar.addfile(info, io.BytesIO(BODY.encode()))
+    code, out, _ = redact_bytes("-", data=archive.getvalue())
+    assert code == 0 and out == archive.getvalue()  # never rewritten inside: members shift
+    clean = gzip.compress(b"nothing to hide\n")
+    assert redact_bytes("-", data=clean)[1] == clean
+
+
+def test_bytes_after_gzip_data_are_kept(tmp_path: Path) -> None:
+    import gzip
+
+    from substrate import gunzip
+
+    code, out, _ = redact_bytes("-", data=gzip.compress(BODY.encode()) + b"TRAILER")
+    assert code == 0 and out.endswith(b"TRAILER") and GH.encode() not in gunzip(out, None)
