@@ -184,9 +184,10 @@ _CHAIN = re.compile(r"[\w$?.]+")
 def _password_shaped_call(value: str) -> bool:
     """Whether ``value``, shaped as a call, is a password people choose: a capitalised word or
     two and numbers in brackets that names no type (``_WORD_AND_NUMBERS``), a name no one
-    calls given no name (``_random_part``: ``Tr0ub(4dor)``, ``Pa55word(1)``, not
-    ``Argon2id(salt)``; ``getB64Value`` is words joined), or an argument no code writes
-    (``Xk9m(2vLp7)``: digits, letters, digits)."""
+    calls (``_random_part``: ``Tr0ub(4dor)``, ``Pa55word(1)``; ``getB64Value`` is words
+    joined) given no name, or spelling a word in digits (``P4ssw0rd(me)``, not
+    ``Argon2id(salt)``), or an argument no code writes (``Xk9m(2vLp7)``: digits, letters,
+    digits; not ``0x20`` or ``1e3``)."""
     word = _WORD_AND_NUMBERS.fullmatch(value)
     if word is not None and word.group(1).lower() not in _TYPE_WORDS:
         return True
@@ -194,12 +195,11 @@ def _password_shaped_call(value: str) -> bool:
     if any(_MIXED_ARGUMENT.fullmatch(arg) for arg in arguments):
         return True
     callee = _CALLEE.match(value)
-    return (
-        callee is not None
-        and _random_part(name := callee.group(1))
-        and not _CAMEL.search(name, 1)
-        and not any(arg[:1].isalpha() or arg[:1] == "_" for arg in arguments)
-    )
+    if callee is None or not _random_part(name := callee.group(1)) or _CAMEL.search(name, 1):
+        return False
+    # (a name given, it is a call, unless the callee spells a word in digits: "P4ssw0rd(me)")
+    named = any(arg[:1].isalpha() or arg[:1] == "_" for arg in arguments)
+    return not named or _LEET.search(name) is not None
 
 
 # A capitalised word (or two) and numbers in brackets: "Summer(2024)", "Welcome(1)",
@@ -211,14 +211,17 @@ _WORD_AND_NUMBERS = re.compile(r"((?:[A-Z][a-z]+){1,2})\d*\(\d+(?:,[ ]?\d+)*\)")
 _TYPE_WORDS = frozenset(
     """string text varchar nvarchar char nchar character decimal numeric number int integer
     smallint bigint tinyint float double real bytes binary varbinary blob clob bit bool boolean
-    field column array list vector enum time date datetime timestamp interval uuid json
-    compile range random sleep length size max min limit round""".split()
+    field column array list vector enum datetime timestamp interval uuid json compile range
+    sleep length size limit round""".split()
 )
 # The name a value shaped as a call opens with (no dotted one: ``config.S3Key(…)``)
 _CALLEE = re.compile(r"([A-Za-z_$][\w$]*)[(\[]")
 # A call's arguments, and one no code writes: digits, then letters, then digits ("2vLp7")
 _ARGUMENT = re.compile(r"[(\[,]\s*([^\s(),\[\]]+)")
-_MIXED_ARGUMENT = re.compile(r"\d+[A-Za-z]+\d.*")
+_MIXED_ARGUMENT = re.compile(r"(?!0[xob]|\d+e[+-]?\d+$)\d+[a-z]+\d.*", re.IGNORECASE)
+# Digits standing for letters between letters, as a password spells a word: "P4ssw0rd",
+# "Tr0ub4dor", "S3cr3t" (not "Argon2id", "Get2FA")
+_LEET = re.compile(r"[A-Za-z][013457]+[A-Za-z]")
 # A word joined in camel case, past a name's first letter: "getB64Value", "s3Secret"
 _CAMEL = re.compile(r"[A-Z][a-z]{2}")
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:

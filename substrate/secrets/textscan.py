@@ -28,7 +28,7 @@ from substrate.compressed import (
     GZIP_MAGIC,
     CompressedError,
     InflatedTooLarge,
-    gunzip,
+    inflate,
 )
 from substrate.cpus import capped_workers, end_with_parent, ready_to_end_with_parent
 from substrate.errors import InvalidInputError
@@ -235,13 +235,16 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     if len(data) > cfg.max_bytes:
         return _over_cap(result, data[:BINARY_PROBE_BYTES], cfg)
     if isinstance(data, bytes) and data.startswith(GZIP_MAGIC):
-        try:  # (what ``mixle ingest`` reads of it, and any copy of it leaks)
-            data = gunzip(data, cfg.max_bytes)
+        # what ``mixle ingest`` reads of it (a copy of the file leaks it), and the bytes after
+        # its data, which zcat passes over
+        try:
+            inside, after = inflate(data, cfg.max_bytes)
         except CompressedError as exc:
             result.notes.append(f"skipped: {exc}")
             too_large = isinstance(exc, InflatedTooLarge)
             result.skipped = SKIPPED_TOO_LARGE if too_large else SKIPPED_UNREADABLE
             return result
+        data = inside + b"\n" + after if after.strip(b"\0") else inside
     if isinstance(data, bytes):
         wide = wide_encoding(data)
         if wide is not None:  # text, though full of NUL bytes

@@ -110,27 +110,27 @@ _NOTE_LINK = re.compile(r"#?\[\[[^\[\]\n]+\]\]|\(\([0-9a-f-]{36}\)\)")
 
 def _a_test_result(m: re.Match[str], text: str) -> bool:
     """Whether the ``PASS:`` that names the value opens a test's result, as a test suite's
-    log writes them (DejaGnu's, automake's): a line next to it opens with another result
-    ("FAIL: ...") or a run ("Running ..."), or both lines next to it open with ``PASS:`` too
-    (two lines of ``PASS:`` alone may be two accounts' passwords)."""
-    if m.groupdict().get("key") != "PASS" or text[m.end("key") : m.end("key") + 1] != ":":
+    log writes them (DejaGnu's, automake's): a name of several words ("PASS: ar thin
+    archive"; a password is one word) on a line next to another result or a run ("Running
+    /src/ar.exp ...")."""
+    if m.groupdict().get("key") != "PASS" or text[m.end("key") : m.end("key") + 2] != ": ":
         return False
+    key_end = m.end("key")
     line_start = text.rfind("\n", 0, m.start("key")) + 1
-    if text[line_start : m.start("key")].strip():
+    after = text.find("\n", key_end)
+    name = text[key_end + 2 : after if after != -1 else len(text)].strip()
+    if text[line_start : m.start("key")].strip() or " " not in name:
         return False
-    after = text.find("\n", m.end("key"))
-    neighbours = [
-        _TEST_RESULT.match(text, text.rfind("\n", 0, line_start - 1) + 1) if line_start else None,
-        _TEST_RESULT.match(text, after + 1) if after != -1 else None,
-    ]
-    others = [n.group() for n in neighbours if n is not None and n.group() != "PASS: "]
-    return bool(others) or all(n is not None for n in neighbours)
+    above = text.rfind("\n", 0, line_start - 1) + 1 if line_start else -1
+    return (above != -1 and _TEST_RESULT.match(text, above) is not None) or (
+        after != -1 and _TEST_RESULT.match(text, after + 1) is not None
+    )
 
 
 # How a test suite's log opens a line of a test's result, or of the tests it runs next
 _TEST_RESULT = re.compile(
-    r"(?:PASS|FAIL|XPASS|XFAIL|KFAIL|KPASS|UNSUPPORTED|UNTESTED|UNRESOLVED|SKIP|ERROR): "
-    r"|Running "
+    r"(?:PASS|FAIL|XPASS|XFAIL|KFAIL|KPASS|UNSUPPORTED|UNTESTED|UNRESOLVED): "
+    r"|Running (?:target |\S+\.exp )"
 )
 
 

@@ -157,6 +157,8 @@ def test_a_value_cut_inside_its_brackets_is_masked_to_their_close(line: str, sho
         "DB_PASSWORD=WelcomeHome(1)",
         "DB_PASSWORD=Hunter1(2024)",
         "DB_PASSWORD=Tr0ub(4dor)",  # a name no one calls
+        "DB_PASSWORD=P4ssw0rd(me)",  # given a name, but spelling a word in digits
+        "password: Random(2024)",
         'PASSWORD="Pa55word(1)"',
         "password: 'Xk9mQ(2vLp7)'",  # an argument no code writes
     ],
@@ -185,6 +187,8 @@ def test_a_word_and_numbers_in_brackets_is_a_password_not_a_call(line: str) -> N
         "password = getB64Value(x)",
         "password = k8sSecret(name)",
         "password = args[1]",
+        "SECRET_KEY=token_bytes(0x20)",
+        "password = token_hex(1e3)",
     ],
 )
 def test_a_type_or_a_call_that_fetches_a_secret_is_no_password(line: str) -> None:

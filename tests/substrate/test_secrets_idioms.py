@@ -503,6 +503,9 @@ def test_a_test_suite_s_results_are_no_passwords() -> None:
         "PASS: {}\n",
         "USER: admin\nPASS: {}\nUSER: deploy\nPASS: Zq8mWv3kLp9x\n",
         "PASS: {}\nPASS: Zq8mWv3kLp9x\n",  # two accounts' passwords, one under the other
+        "PASS: Zq8mWv3kLp9x\nPASS: {}\nPASS: Wm4tR8yUe2Kq\n",
+        "Running the staging box\nPASS: {}\n",
+        "USER: admin\nPASS: {}\nFAIL: account locked after three tries\n",
     ],
 )
 def test_a_password_labelled_pass_is_one(text: str) -> None:
