@@ -17,8 +17,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 _GZIP = 16 + zlib.MAX_WBITS
 # How much is inflated at a time: a small file holds a few blocks, a bomb is stopped early
 _BLOCK = 1 << 20
-
-
+# What is said of a file named .gz that holds no gzip data (a Git LFS pointer, say)
 NOT_GZIP = "not gzip data, though named .gz"
 # What the reference's forms (ingest_file, ingest_documents, ingest_traces) say of gzip data
 READ_BY_INGEST_PATH = "gzip data, which `mixle ingest` (ingest_path) reads inside"

@@ -11,7 +11,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import OPERATIONAL, fail, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_within
-from substrate import BINARY_PROBE_BYTES, GZIP_MAGIC, WideEncoding, is_binary, wide_encoding
+from substrate import BINARY_PROBE_BYTES, GZIP_MAGIC, WideEncoding, wide_encoding
 
 
 def redact(
@@ -48,8 +48,8 @@ def redact(
 
     Bytes that are not UTF-8 pass through unchanged (UTF-16 or UTF-32 with a byte-order mark
     is read as such), and every line keeps its number (a key block leaves blank lines). Gzip
-    data is redacted inside and written compressed again (--json shows its text). Exits 0
-    whether or not anything was masked; the count goes to stderr.
+    data is redacted inside and written compressed again when anything was masked (--json
+    shows its text). Exits 0 whether or not anything was masked; the count goes to stderr.
     """
     from substrate import InvalidInputError, check_mask
 
@@ -63,11 +63,9 @@ def redact(
     from substrate import detect_and_redact, safe_text
 
     data = original = _read(source)
-    compressed, after = data.startswith(GZIP_MAGIC), b""
+    compressed = data.startswith(GZIP_MAGIC)
     if compressed:
-        data, after = _inflated(data, source)
-        compressed = not is_binary(data[:BINARY_PROBE_BYTES])  # an archive: no text inside
-        data = data if compressed else original
+        data = _inflated(data, source)
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
     path = "" if source == "-" else source  # a .csv or .tsv is judged by its columns too
@@ -86,8 +84,8 @@ def redact(
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
         output.emit_json({"source": safe_text(source), **found})
         return
-    if compressed:  # (as it was when nothing was masked: its header, bytes after its data)
-        data = gzip.compress(data, mtime=0) + after if not scan.clean else original
+    if compressed:  # (as it was when nothing was masked: its header, its name, its time)
+        data = gzip.compress(data, mtime=0) if not scan.clean else original
     output.emit_bytes(data)
     if not quiet:
         rules = f": {', '.join(scan.rules())}" if scan.findings else ""
@@ -108,15 +106,22 @@ def _read(source: str) -> bytes:
     return file_within(source, READ_LIMIT, _SPLIT_HINT)
 
 
-def _inflated(data: bytes, source: str) -> tuple[bytes, bytes]:
-    """What gzip ``data`` holds, and the bytes after it: a secret inside is one a copy of the
-    file leaks."""
+def _inflated(data: bytes, source: str) -> bytes:
+    """What gzip ``data`` holds, text or not (an archive's members are masked as a plain
+    tar's are): a secret inside is one a copy of the file leaks."""
     from substrate import CompressedError, inflate, safe_text
 
     try:
-        return inflate(data, READ_LIMIT)
+        inside, after = inflate(data, READ_LIMIT)
     except CompressedError as exc:  # nothing written: a copy not redacted would leak
         fail(f"cannot redact {safe_text(source)}: {exc}", OPERATIONAL)
+    if after.strip(b"\0"):  # (zcat passes them over: a secret there would be copied out)
+        fail(
+            f"cannot redact {safe_text(source)}: it holds bytes after its gzip data",
+            OPERATIONAL,
+            "remove them (zcat reads the data alone: zcat FILE | mixle redact | gzip)",
+        )
+    return inside
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

@@ -130,6 +130,8 @@ class Ticket(NamedTuple):
         stamp: the walk's ``file_stamp`` of it (0 for a stream), kept with its state.
         known_size: the size it had when it was ``known_hash`` (0: none told), for a format of
             a document per line: one that only grew since keeps the items of its lines.
+        asked_for: the caller named this very file: over the size limit once decompressed,
+            it fails, as a file named over it on disk does.
 
     A named tuple: one is made for every file to read, and most are sent to a worker.
     """
@@ -145,6 +147,7 @@ class Ticket(NamedTuple):
     within: str | None = None
     stamp: int = 0
     known_size: int = 0
+    asked_for: bool = False
 
 
 @dataclass(slots=True)

@@ -786,6 +786,7 @@ class IngestSession:
             within=self.within,
             stamp=entry.stamp,
             known_size=known_size,
+            asked_for=asked_for,
         )
 
     def unclaim(self, key: str) -> None:
@@ -851,7 +852,7 @@ class IngestSession:
         elif done.status == prep.BINARY:
             self.binary(ticket, done)
         elif done.status == prep.TOO_LARGE:  # (not remembered: another limit may take it)
-            self.skip_with_earlier_items(key, source, done.reason, None)
+            self.skip_with_earlier_items(key, source, done.reason, None, failed=ticket.asked_for)
         elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)

@@ -115,6 +115,8 @@ def test_it_is_not_inflated_past_the_size_limit(tmp_path: Path) -> None:
     status, why = _outcome(report, "bomb.txt.gz")
     assert status == "skipped" and "too large once decompressed" in why  # as a file on disk
     assert report.ok
+    named = ingest_path(Substrate(), tmp_path / "bomb.txt.gz", max_file_size=100_000)
+    assert _outcome(named, "bomb.txt.gz")[0] == "failed"  # as a file named over it is
 
 
 def test_gunzip_reads_every_member_and_stops_at_its_limit() -> None:
