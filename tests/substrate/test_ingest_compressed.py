@@ -221,6 +221,8 @@ def test_the_scanner_reads_inside_too() -> None:
     (finding,) = scan_text(data, path="config.gz").findings
     assert finding.line == 1
     assert scan_text(data, path="<stdin>").findings  # told by its bytes, as redact tells it
+    trailer = gzip.compress(b"hello\n") + f"aws_access_key_id = {key}\n".encode()
+    assert scan_text(trailer, path="t.gz").findings  # after the data, which zcat passes over
     assert scan_text(data[:20], path="config.gz").skipped == SKIPPED_UNREADABLE
     bomb = gzip.compress(b"a" * 10_000)
     assert (
