@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.cloudfiles import in_the_cloud
-from substrate.compressed import compressed_name
+from substrate.compressed import compressed_name, inner_name
 from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
@@ -696,11 +696,15 @@ class IngestSession:
 
     def format_of(self, entry: FileEntry) -> str | None:
         """The parser a walked file gets: the one forced or its name implies, else plain text
-        when an ``as_text`` rule matches it."""
+        when an ``as_text`` rule matches its name (or, compressed, the name it holds: "*.conf"
+        takes "app.conf.gz")."""
         fmt = file_format(self.options.as_format, entry.rel)
-        if fmt is None and self.as_text.ignored(entry.rel, entry.rel.rsplit("/", 1)[-1], False):
+        if fmt is not None:
+            return fmt
+        names = (entry.rel, inner_name(entry.rel)) if compressed_name(entry.rel) else (entry.rel,)
+        if any(self.as_text.ignored(rel, rel.rsplit("/", 1)[-1], False) for rel in names):
             return "text"
-        return fmt
+        return None
 
     def plan(
         self, entry: FileEntry, source: str, max_size: int, *, asked_for: bool = False

@@ -228,3 +228,11 @@ def test_the_scanner_reads_inside_too() -> None:
     assert (
         scan_text(bomb, path="x.gz", config={"max_file_bytes": 1000}).skipped == SKIPPED_TOO_LARGE
     )
+
+
+def test_a_pattern_of_as_text_takes_the_name_inside(tmp_path: Path) -> None:
+    _write_gz(tmp_path / "app.conf.gz", "# the listening port\nport = 8080\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path, as_text=["*.conf"])
+    assert report.files_added == 1
+    assert ["port = 8080" in item.text for item in store.iter_items()] == [True]
