@@ -442,6 +442,10 @@ def _few_words(words: list[str]) -> bool:
     return six and not says_something(words)  # ("replace with the real one later": a sentence)
 
 
+# The fewest characters an unquoted value is reported with (quoted: one fewer)
+SHORTEST_UNQUOTED = 6
+
+
 def worth_reporting(
     value: str,
     *,
@@ -507,7 +511,7 @@ def worth_reporting(
     if strength == "token":  # a field's, a state's or a list's name is no token
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
         return not named and looks_random(v, min_len=8)
-    return max(len(v), length) >= (5 if quoted else 6)
+    return max(len(v), length) >= (5 if quoted else SHORTEST_UNQUOTED)
 
 
 # Numbers joined by dots: a version, an object identifier (PKCS #9's 1.2.840.113549.1.9.4), an

@@ -26,6 +26,7 @@ from substrate.secrets.hits import MASK_LEAD, Accepted, Hit
 from substrate.secrets.keynames import classify_key, is_glued_name, names_a_password
 from substrate.secrets.localized import TOKEN_WORDS
 from substrate.secrets.placeholders import (
+    SHORTEST_UNQUOTED,
     credential_ok,
     is_name_like,
     is_path_or_url,
@@ -444,8 +445,8 @@ def _assignment_valid(
     if _FETCH_CREDENTIALS.fullmatch(secret) and key.lower().endswith("credentials"):
         return False  # fetch(url, {credentials: 'include'}): whether cookies are sent
     length = 0
-    if group == "su":  # (its part before a comma inside its brackets: "abc(1" of "abc(1,Lp7)")
-        at = m.start(group)
+    if group == "su" and len(secret) < SHORTEST_UNQUOTED:  # its part before a comma inside
+        at = m.start(group)  # its brackets ("abc(1" of "abc(1,Lp7)"): judged by its whole length
         length = _through_open_brackets(text, at, at + len(secret)) - at
     return worth_reporting(
         secret, strength=strength, quoted=group != "su", key=key, assigned=assigned, length=length
