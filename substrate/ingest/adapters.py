@@ -23,7 +23,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from substrate.compressed import GZIP_MAGIC, READ_BY_INGEST_PATH
 from substrate.errors import InvalidInputError
 from substrate.gate import refuse_non_list, refuse_non_text
 from substrate.ingest import report as status
@@ -44,7 +43,7 @@ from substrate.ingest.session import too_large
 from substrate.ingest.settings import ignore_rules, size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import being_written
-from substrate.ingest.textio import content_digest, decode_text
+from substrate.ingest.textio import content_digest, decode_text, not_text
 from substrate.ingest.walk import WalkResult, files_by_folder, shard_file
 from substrate.limits import (
     BINARY_PROBE_BYTES,
@@ -57,7 +56,6 @@ from substrate.limits import (
 from substrate.lineprefixes import LinePrefixes
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
-from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -384,10 +382,9 @@ def _decode(
     data: bytes, name: str, report: IngestReport | None, *, lines_apart: bool = False
 ) -> str:
     try:
-        if data.startswith(GZIP_MAGIC):  # (the reference reads no compressed file)
-            raise FileRejected(READ_BY_INGEST_PATH, line=1)
-        if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
-            raise FileRejected("binary file, not text", line=1)
+        why = not_text(data[:BINARY_PROBE_BYTES])  # said as ingest says it, not as bad UTF-8
+        if why is not None:
+            raise FileRejected(why, line=1)
         return decode_text(data, lines_apart=lines_apart)
     except FileRejected as exc:
         _rejected_file(report, name, exc)

@@ -8,16 +8,15 @@ from typing import Any
 
 import orjson
 
-from substrate.compressed import GZIP_MAGIC, READ_BY_INGEST_PATH
 from substrate.ingest.formats.jsonl import loads
 from substrate.ingest.formats.records import DOC_KEYS
 from substrate.ingest.report import SHARD_FILE, SHARD_LOG, IngestIssue
 from substrate.ingest.segment import FileRejected
-from substrate.ingest.textio import bad_byte, decode_text
+from substrate.ingest.textio import bad_byte, decode_text, not_text
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.log import is_shard_log
 from substrate.secrets import safe_repr
-from substrate.widetext import is_binary, wide_encoding
+from substrate.widetext import wide_encoding
 
 
 @dataclass
@@ -42,8 +41,8 @@ def read_passages(raw: bytes, shown: str, *, shard_file: bool = False) -> Passag
             IngestIssue(shown, SHARD_FILE if shard_file else SHARD_LOG, fatal=True)
         )
         return read
-    if is_binary(raw[:BINARY_PROBE_BYTES]):  # said once, as `ingest` says it, not line by line
-        why = READ_BY_INGEST_PATH if raw.startswith(GZIP_MAGIC) else "binary file, not text"
+    why = not_text(raw[:BINARY_PROBE_BYTES])  # said once, as `ingest` says it, not by line
+    if why is not None:
         read.problems.append(IngestIssue(shown, why, 1, fatal=True))
         return read
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs

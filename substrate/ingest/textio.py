@@ -10,7 +10,7 @@ import os
 import re
 import stat
 
-from substrate.compressed import GZIP_MAGIC
+from substrate.compressed import GZIP_MAGIC, READ_BY_INGEST_PATH
 from substrate.ingest.report import SHARD_LOG
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
@@ -184,6 +184,15 @@ def content_digest(data: bytes | memoryview) -> str:
     changed file is detected by comparing the two.
     """
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def not_text(head: bytes) -> str | None:
+    """Why content whose first bytes are ``head`` is no text the reference's forms read
+    (``ingest_file``, ``ingest_documents``): gzip data, which ``ingest_path`` reads inside, or
+    binary content; None for text."""
+    if head.startswith(GZIP_MAGIC):
+        return READ_BY_INGEST_PATH
+    return "binary file, not text" if is_binary(head[:BINARY_PROBE_BYTES]) else None
 
 
 def starts_binary(path: str) -> bool:

@@ -236,3 +236,12 @@ def test_a_pattern_of_as_text_takes_the_name_inside(tmp_path: Path) -> None:
     report = ingest_path(store, tmp_path, as_text=["*.conf"])
     assert report.files_added == 1
     assert ["port = 8080" in item.text for item in store.iter_items()] == [True]
+
+
+def test_the_reference_s_forms_point_to_mixle_ingest(tmp_path: Path) -> None:
+    from substrate.errors import InvalidInputError
+    from substrate.ingest import ingest_traces
+
+    _write_gz(tmp_path / "run.jsonl.gz", '{"input": "2+2", "answer": "4"}\n')
+    with pytest.raises(InvalidInputError, match="mixle ingest"):
+        ingest_traces(Substrate(), tmp_path / "run.jsonl.gz")
